@@ -1,0 +1,188 @@
+//! The game events: the one stream every sink reads.
+//!
+//! These are the events of the JSON contract (`protocols/events.md`): `eboardd replay`
+//! prints them one per line, and the daemon's D-Bus signals, the UCI bridge and the relay
+//! carry the same values. Fields may be added; none may be removed or renamed. This module
+//! only describes events; it knows nothing of how they are decided or delivered.
+
+use serde::{Deserialize, Serialize};
+
+use crate::time::Time;
+
+/// Which way round a board stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Orientation {
+    /// The board's own numbering matches chess coordinates as the protocol defines it.
+    #[default]
+    Normal,
+    /// The board is turned 180°: its numbering is read backwards.
+    Rotated,
+}
+
+impl Orientation {
+    /// The other way round.
+    pub fn flipped(self) -> Orientation {
+        match self {
+            Orientation::Normal => Orientation::Rotated,
+            Orientation::Rotated => Orientation::Normal,
+        }
+    }
+
+    /// The name used in events and on the command line.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Orientation::Normal => "normal",
+            Orientation::Rotated => "rotated",
+        }
+    }
+}
+
+/// A side of the game, as written in events.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Side {
+    /// White.
+    White,
+    /// Black.
+    Black,
+}
+
+/// Something eboardd decided about the game on a board.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "event", rename_all = "snake_case")]
+pub enum GameEvent {
+    /// The pieces the board first reported, in chess coordinates, and its orientation.
+    Board {
+        /// FEN piece placement.
+        placement: String,
+        /// Which way round the board stands.
+        orientation: Orientation,
+    },
+    /// A game starts from this position.
+    NewGame {
+        /// Full FEN of the start position.
+        fen: String,
+        /// Whether Chess960 castling rules apply.
+        chess960: bool,
+    },
+    /// A move is complete and confirmed.
+    Move {
+        /// Ply number, from 1 for the first move of the game.
+        ply: u32,
+        /// The move in UCI notation (`e1h1` castling in Chess960 games, else `e1g1`).
+        uci: String,
+        /// The move in Standard Algebraic Notation.
+        san: String,
+        /// The position after the move.
+        fen: String,
+    },
+    /// A move already confirmed was not the move after all; the game is back to `ply - 1`.
+    Retract {
+        /// The ply withdrawn.
+        ply: u32,
+        /// The move withdrawn, in UCI notation.
+        uci: String,
+    },
+    /// The players took moves back; the game now ends after ply `ply`.
+    Takeback {
+        /// The last ply still in the game.
+        ply: u32,
+    },
+    /// A breach of the Laws seen while ply `ply` was being played.
+    Violation {
+        /// The ply being played.
+        ply: u32,
+        /// The article of the chosen edition (`4.3a`, `4.7`, `7.5`...).
+        article: String,
+        /// The edition of the Laws (`fide-2023`...).
+        laws: String,
+        /// A sentence for people.
+        detail: String,
+    },
+    /// The board differs from the game and no legal continuation explains it yet.
+    Mismatch {
+        /// The squares that differ, like `["e4","e5"]`.
+        squares: Vec<String>,
+    },
+    /// A clock reading.
+    Clock {
+        /// White's remaining time in milliseconds.
+        white_ms: u64,
+        /// Black's remaining time in milliseconds.
+        black_ms: u64,
+        /// Whose clock runs, if any.
+        running: Option<Side>,
+    },
+    /// The game ended.
+    Result {
+        /// `1-0`, `0-1` or `1/2-1/2`.
+        result: String,
+        /// Why (`checkmate`, `stalemate`, `kings in the centre`...).
+        reason: String,
+    },
+}
+
+/// An event with the time it was decided.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TimedEvent {
+    /// When the decision was made (trace time in a replay).
+    pub t: Time,
+    /// What was decided.
+    pub event: GameEvent,
+}
+
+#[derive(Serialize)]
+struct Line<'a> {
+    t_ms: f64,
+    #[serde(flatten)]
+    event: &'a GameEvent,
+}
+
+impl TimedEvent {
+    /// The event as one line of the JSON contract, without the newline.
+    pub fn to_json_line(&self) -> String {
+        let line = Line {
+            t_ms: self.t.as_ms_f64(),
+            event: &self.event,
+        };
+        // Serialising plain strings, numbers and enums cannot fail.
+        serde_json::to_string(&line).unwrap_or_default()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn board_event_matches_the_contract() {
+        let e = TimedEvent {
+            t: Time::from_ms_f64(40.0),
+            event: GameEvent::Board {
+                placement: "8/8/8/8/8/8/8/8".into(),
+                orientation: Orientation::Rotated,
+            },
+        };
+        assert_eq!(
+            e.to_json_line(),
+            r#"{"t_ms":40.0,"event":"board","placement":"8/8/8/8/8/8/8/8","orientation":"rotated"}"#
+        );
+    }
+
+    #[test]
+    fn clock_event_writes_null_when_stopped() {
+        let e = TimedEvent {
+            t: Time::from_ms_f64(1766.7),
+            event: GameEvent::Clock {
+                white_ms: 182_000,
+                black_ms: 181_000,
+                running: None,
+            },
+        };
+        assert_eq!(
+            e.to_json_line(),
+            r#"{"t_ms":1766.7,"event":"clock","white_ms":182000,"black_ms":181000,"running":null}"#
+        );
+    }
+}

@@ -1,0 +1,12 @@
+//! eboardd: a Linux daemon for electronic chessboards.
+//!
+//! The crate is layered as one way through the house: `protocol` (bytes ⇄ messages),
+//! `sensing` (what stands on each square), `tracker` (lifts and placements → confirmed
+//! moves), then the [`event::GameEvent`] stream that every sink reads. Everything up to the
+//! event stream is sans-IO: it is handed bytes and the current [`time::Time`] and hands back
+//! events; the shell (`device`, `daemon`, the CLI) owns ports, clocks and tasks.
+
+pub mod event;
+pub mod protocol;
+pub mod sensing;
+pub mod time;

@@ -1,0 +1,61 @@
+//! The boards' wire protocols: bytes ⇄ typed messages, in both directions.
+//!
+//! Each protocol is sans-IO: a decoder is handed bytes as they were read and hands back
+//! complete messages; encoders turn commands into bytes. Both directions are implemented for
+//! both ends of the wire (host and board), so the same code serves the daemon, the board
+//! emulator, replay and fuzzing. Nothing here knows about ports, time or games.
+
+use std::fmt;
+use std::str::FromStr;
+
+pub mod dgt;
+pub mod millennium;
+
+/// A board protocol.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Protocol {
+    /// DGT e-boards (serial, USB, Bluetooth; 9600 8N1, binary).
+    Dgt,
+    /// Millennium ChessLink boards (38400 7O1, ASCII with odd parity and XOR checksum).
+    Millennium,
+}
+
+impl Protocol {
+    /// The name used in traces, configuration and on the command line.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Protocol::Dgt => "dgt",
+            Protocol::Millennium => "millennium",
+        }
+    }
+
+    /// The line speed the protocol is opened at.
+    pub fn baud_rate(self) -> u32 {
+        match self {
+            Protocol::Dgt => 9600,
+            Protocol::Millennium => 38400,
+        }
+    }
+}
+
+impl fmt::Display for Protocol {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// An unknown protocol name.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown protocol {0:?} (expected dgt or millennium)")]
+pub struct UnknownProtocol(pub String);
+
+impl FromStr for Protocol {
+    type Err = UnknownProtocol;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "dgt" => Ok(Protocol::Dgt),
+            "millennium" | "chesslink" => Ok(Protocol::Millennium),
+            _ => Err(UnknownProtocol(s.to_string())),
+        }
+    }
+}
