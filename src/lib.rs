@@ -9,4 +9,5 @@
 pub mod event;
 pub mod protocol;
 pub mod sensing;
+pub mod sim;
 pub mod time;

@@ -1,0 +1,87 @@
+//! Simulation: a hand that plays real games on a board the way people do, and models of
+//! the boards that turn the physical board into what their sensors report.
+//!
+//! The pieces, from the game to what the host sees:
+//! - [`pgn`]: games read from PGN (standard and Chess960), moves resolved with shakmaty;
+//! - [`hand`]: a seeded [`Hand`] turns a game into a [`Timeline`] of physical changes
+//!   (what truly stands on each square, and when) and the [`Truth`] a correct tracker
+//!   reports: every move with the time of its last physical change, touches, takebacks;
+//! - [`board`]: sans-IO board models in virtual time. The DGT model scans its squares
+//!   one after another over ~200–250 ms and reports a change at the next scan of its
+//!   square; the Millennium model sends a whole-board status frame every scan (~41 ms).
+//!   They hand back the sensed square changes with the times the host would see them,
+//!   and the messages the board would send, so the byte encoding is a thin last step.
+//!
+//! Everything here is deterministic: no threads, no sleeps, no clocks, no files. A seed
+//! gives the same timeline, reports and truth on every machine ([`rng`] uses no platform
+//! maths). [`simulate`] runs the whole chain for one game.
+
+pub mod behaviour;
+pub mod board;
+pub mod games;
+pub mod hand;
+pub mod pgn;
+pub mod rng;
+pub mod timeline;
+pub mod truth;
+
+pub use behaviour::Behaviour;
+pub use board::{BoardModel, Sensed};
+pub use hand::{Hand, HandOptions, Performance};
+pub use pgn::{Game, PgnError};
+pub use timeline::{Part, PhysicalEvent, Timeline};
+pub use truth::{PlyTruth, Truth};
+
+use crate::protocol::Protocol;
+
+/// Something the simulation could not do.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SimError {
+    /// The game could not be read.
+    #[error(transparent)]
+    Pgn(#[from] PgnError),
+    /// The hand's physical board and the game disagree: a bug in the simulation.
+    #[error("simulation inconsistent at ply {ply}: {detail}")]
+    Inconsistent {
+        /// The ply being played.
+        ply: u32,
+        /// What went wrong.
+        detail: String,
+    },
+}
+
+/// One simulated game: the hand's performance and what the board's sensors reported.
+#[derive(Debug, Clone)]
+pub struct Simulation {
+    /// The physical changes and the ground truth.
+    pub performance: Performance,
+    /// The sensed square changes with the times the host sees them.
+    pub sensed: Vec<Sensed>,
+    /// The board model as it stood at the end (for its messages and settings).
+    pub model: BoardModel,
+}
+
+impl Simulation {
+    /// The ground truth.
+    pub fn truth(&self) -> &Truth {
+        &self.performance.truth
+    }
+}
+
+/// Plays `game` with a hand seeded by `seed` on a board of `protocol` with its default
+/// settings, and senses it.
+pub fn simulate(
+    game: &Game,
+    protocol: Protocol,
+    seed: u64,
+    options: &HandOptions,
+) -> Result<Simulation, SimError> {
+    let performance = Hand::new(seed, *options).play(game)?;
+    let mut model = BoardModel::new(protocol, &performance.timeline.start, seed);
+    let sensed = model.run(&performance.timeline);
+    Ok(Simulation {
+        performance,
+        sensed,
+        model,
+    })
+}
