@@ -9,12 +9,18 @@
 //!
 //! This module knows nothing of boards, hands or time.
 
+mod lexer;
+
 use std::fmt;
 
 use shakmaty::fen::Fen;
 use shakmaty::san::{San, SanPlus};
 use shakmaty::uci::UciMove;
-use shakmaty::{CastlingMode, Chess, EnPassantMode, Move, Position};
+use shakmaty::{
+    Bitboard, CastlingMode, Chess, Color, EnPassantMode, Move, Position, Rank, Square,
+};
+
+use self::lexer::{RawGame, normalise_san, split_games};
 
 /// One game: where it starts and the moves played.
 #[derive(Debug, Clone)]
@@ -194,235 +200,6 @@ pub fn read_games(text: &str) -> Vec<Result<Game, PgnError>> {
         .collect()
 }
 
-/// A game as the lexer found it: tags and main-line move tokens, not yet resolved.
-#[derive(Debug, Default)]
-struct RawGame {
-    tags: Vec<(String, String)>,
-    moves: Vec<String>,
-    result: Option<String>,
-    error: Option<String>,
-}
-
-impl RawGame {
-    fn is_empty(&self) -> bool {
-        self.tags.is_empty() && self.moves.is_empty() && self.result.is_none()
-    }
-}
-
-/// Splits the text into raw games. Never fails: syntax problems are kept in the game.
-fn split_games(text: &str) -> Vec<RawGame> {
-    let chars: Vec<char> = text.chars().collect();
-    let mut games = Vec::new();
-    let mut cur = RawGame::default();
-    let mut in_movetext = false;
-    let mut depth = 0usize; // variation nesting
-    let mut i = 0;
-    let mut line_start = true;
-    while i < chars.len() {
-        let c = chars[i];
-        if line_start && c == '%' {
-            // Escape line: ignored to its end.
-            while i < chars.len() && chars[i] != '\n' {
-                i += 1;
-            }
-            continue;
-        }
-        line_start = c == '\n';
-        match c {
-            c if c.is_whitespace() => i += 1,
-            '[' if depth == 0 => {
-                if in_movetext || cur.result.is_some() {
-                    games.push(std::mem::take(&mut cur));
-                    in_movetext = false;
-                }
-                match read_tag(&chars, i) {
-                    Ok((tag, next)) => {
-                        cur.tags.push(tag);
-                        i = next;
-                    }
-                    Err(msg) => {
-                        cur.error.get_or_insert(msg);
-                        i = skip_line(&chars, i);
-                    }
-                }
-            }
-            '{' => match chars[i..].iter().position(|&c| c == '}') {
-                Some(n) => i += n + 1,
-                None => {
-                    cur.error
-                        .get_or_insert("a comment { is never closed".into());
-                    i = chars.len();
-                }
-            },
-            ';' => i = skip_line(&chars, i),
-            '(' => {
-                depth += 1;
-                in_movetext = true;
-                i += 1;
-            }
-            ')' => {
-                if depth == 0 {
-                    cur.error.get_or_insert("a ) closes no variation".into());
-                } else {
-                    depth -= 1;
-                }
-                i += 1;
-            }
-            _ => {
-                let start = i;
-                while i < chars.len() && !is_delimiter(chars[i]) {
-                    i += 1;
-                }
-                if i == start {
-                    // A lone delimiter we do not use ('[' inside a variation, ']', '"').
-                    i += 1;
-                    continue;
-                }
-                let token: String = chars[start..i].iter().collect();
-                in_movetext = true;
-                if depth > 0 {
-                    continue;
-                }
-                if let Some(result) = as_result(&token) {
-                    cur.result = Some(result.to_string());
-                    games.push(std::mem::take(&mut cur));
-                    in_movetext = false;
-                    continue;
-                }
-                for mv in move_tokens(&token) {
-                    cur.moves.push(mv);
-                }
-            }
-        }
-    }
-    if depth > 0 {
-        cur.error
-            .get_or_insert("a variation ( is never closed".into());
-    }
-    if !cur.is_empty() || cur.error.is_some() {
-        games.push(cur);
-    }
-    games
-}
-
-fn is_delimiter(c: char) -> bool {
-    c.is_whitespace() || matches!(c, '{' | '}' | '(' | ')' | '[' | ']' | ';' | '"')
-}
-
-fn skip_line(chars: &[char], mut i: usize) -> usize {
-    while i < chars.len() && chars[i] != '\n' {
-        i += 1;
-    }
-    i
-}
-
-/// Reads `[Key "Value"]` starting at `i` (which holds `[`).
-fn read_tag(chars: &[char], mut i: usize) -> Result<((String, String), usize), String> {
-    i += 1;
-    while i < chars.len() && chars[i].is_whitespace() {
-        i += 1;
-    }
-    let key_start = i;
-    while i < chars.len() && !chars[i].is_whitespace() && chars[i] != '"' && chars[i] != ']' {
-        i += 1;
-    }
-    let key: String = chars[key_start..i].iter().collect();
-    while i < chars.len() && chars[i].is_whitespace() && chars[i] != '\n' {
-        i += 1;
-    }
-    if key.is_empty() || i >= chars.len() || chars[i] != '"' {
-        return Err(format!("a tag pair [{key} ...] has no quoted value"));
-    }
-    i += 1;
-    let mut value = String::new();
-    loop {
-        match chars.get(i) {
-            None | Some('\n') => return Err(format!("the value of tag {key} is never closed")),
-            Some('\\') if matches!(chars.get(i + 1), Some('"') | Some('\\')) => {
-                value.push(chars[i + 1]);
-                i += 2;
-            }
-            Some('"') => {
-                i += 1;
-                break;
-            }
-            Some(&c) => {
-                value.push(c);
-                i += 1;
-            }
-        }
-    }
-    while i < chars.len() && chars[i] != ']' && chars[i] != '\n' {
-        i += 1;
-    }
-    if chars.get(i) != Some(&']') {
-        return Err(format!("the tag pair {key} has no closing ]"));
-    }
-    Ok(((key, value), i + 1))
-}
-
-fn as_result(token: &str) -> Option<&'static str> {
-    match token {
-        "1-0" => Some("1-0"),
-        "0-1" => Some("0-1"),
-        "1/2-1/2" | "½-½" => Some("1/2-1/2"),
-        "*" => Some("*"),
-        _ => None,
-    }
-}
-
-/// The moves in a movetext token: move numbers (`12.`, `12...`), NAGs and annotation
-/// glyphs are dropped; `12.e4` gives `e4`.
-fn move_tokens(token: &str) -> Vec<String> {
-    let mut out = Vec::new();
-    // A move number may be glued to the move: "12.e4" or "12...Nf6".
-    let rest = token.trim_start_matches(|c: char| c.is_ascii_digit());
-    let rest = if rest.len() < token.len() && rest.starts_with('.') {
-        rest.trim_start_matches('.')
-    } else {
-        token
-    };
-    let numeric = rest.chars().all(|c| c.is_ascii_digit());
-    if numeric || rest.starts_with('$') || rest == "e.p." || rest == "ep" {
-        return out;
-    }
-    let cleaned: String = rest.trim_end_matches(['!', '?']).to_string();
-    let cleaned = cleaned.strip_suffix("e.p.").unwrap_or(&cleaned).to_string();
-    if cleaned.is_empty() || cleaned.chars().all(|c| matches!(c, '!' | '?' | '+' | '#')) {
-        return out;
-    }
-    out.push(cleaned);
-    out
-}
-
-/// Normalises common SAN spellings shakmaty's strict reader does not take:
-/// `0-0`, a promotion without `=`, a lower-case promotion piece.
-fn normalise_san(token: &str) -> String {
-    let t = token.replace("0-0-0", "O-O-O").replace("0-0", "O-O");
-    // Find the end of the move proper (before +/#).
-    let end = t.trim_end_matches(['+', '#']).len();
-    let body = &t[..end];
-    let suffix = &t[end..];
-    let b = body.as_bytes();
-    if b.len() >= 3 && b[0].is_ascii_lowercase() {
-        let last = b[b.len() - 1];
-        let before = b[b.len() - 2];
-        let promo = matches!(last.to_ascii_uppercase(), b'Q' | b'R' | b'B' | b'N');
-        if promo && before == b'=' {
-            let mut s = body[..body.len() - 1].to_string();
-            s.push(char::from(last.to_ascii_uppercase()));
-            return s + suffix;
-        }
-        if promo && (before == b'1' || before == b'8') && last.is_ascii_uppercase() {
-            let mut s = body[..body.len() - 1].to_string();
-            s.push('=');
-            s.push(char::from(last));
-            return s + suffix;
-        }
-    }
-    t
-}
-
 fn variant_is_chess960(variant: &str) -> Result<bool, PgnErrorKind> {
     let v: String = variant
         .chars()
@@ -466,6 +243,23 @@ fn resolve(number: usize, raw: RawGame) -> Result<Game, PgnError> {
                 })
             };
             let fen: Fen = fen_text.trim().parse().map_err(|e| bad(format!("{e}")))?;
+            // Castling rights on rooks off the corners only make sense in Chess960.
+            let corners = Bitboard::from(Square::A1)
+                | Bitboard::from(Square::H1)
+                | Bitboard::from(Square::A8)
+                | Bitboard::from(Square::H8);
+            let setup = fen.as_setup();
+            let rights = setup.castling_rights;
+            let king_off_e = |color: Color, back: Bitboard, e: Square| {
+                !(rights & back).is_empty()
+                    && setup.board.king_of(color).is_some_and(|k| k != e)
+            };
+            if !(rights & !corners).is_empty()
+                || king_off_e(Color::White, Bitboard::from(Rank::First), Square::E1)
+                || king_off_e(Color::Black, Bitboard::from(Rank::Eighth), Square::E8)
+            {
+                chess960 = true;
+            }
             let mode = if chess960 {
                 CastlingMode::Chess960
             } else {
@@ -609,5 +403,44 @@ mod tests {
     fn display_numbers_the_moves() {
         let g = &parse_games("1. e4 e5 2. Nf3 *").expect("parses")[0];
         assert_eq!(g.to_string(), "1. e4 e5 2. Nf3");
+    }
+
+    #[test]
+    fn escapes_escape_lines_and_nested_variations() {
+        let text = "% a comment line\n[White \"The \\\"Kid\\\"\"]\n\n1. e4 (1. d4 d5 (1... Nf6)) 1... e5 1/2-1/2\n";
+        let g = &parse_games(text).expect("parses")[0];
+        assert_eq!(g.tag("White"), Some("The \"Kid\""));
+        assert_eq!(g.san_moves(), ["e4", "e5"]);
+        assert_eq!(g.result.as_deref(), Some("1/2-1/2"));
+    }
+
+    #[test]
+    fn a_bad_fen_and_an_unknown_variant_are_named() {
+        let bad = parse_games("[FEN \"8/8/8 w - - 0 1\"]\n1. e4 *").expect_err("bad fen");
+        assert!(matches!(bad.kind, PgnErrorKind::BadFen { .. }), "{bad}");
+        let var = parse_games("[Variant \"Crazyhouse\"]\n1. e4 *").expect_err("variant");
+        assert!(matches!(var.kind, PgnErrorKind::UnsupportedVariant(_)), "{var}");
+    }
+
+    #[test]
+    fn castling_rights_off_the_corners_make_a_chess960_game() {
+        let text = "[FEN \"4k1r1/6p1/8/8/8/8/6P1/4K1R1 w Gg - 0 1\"]\n1. O-O *";
+        let g = &parse_games(text).expect("parses")[0];
+        assert!(g.chess960);
+        assert_eq!(g.uci_moves(), ["e1g1"]);
+        // A king off the e-file with rights on the corner rooks.
+        let text = "[FEN \"rk5r/pppppppp/8/8/8/8/PPPPPPPP/RK5R w KQkq - 0 1\"]\n1. O-O *";
+        let g = &parse_games(text).expect("parses")[0];
+        assert!(g.chess960);
+        assert_eq!(g.uci_moves(), ["b1h1"]);
+    }
+
+    #[test]
+    fn read_games_keeps_going_after_a_bad_game() {
+        let text = "[White \"a\"]\n1. e5 *\n[White \"b\"]\n1. e4 *\n";
+        let all = read_games(text);
+        assert_eq!(all.len(), 2);
+        assert!(all[0].is_err());
+        assert!(all[1].is_ok());
     }
 }
