@@ -16,9 +16,7 @@ use std::fmt;
 use shakmaty::fen::Fen;
 use shakmaty::san::{San, SanPlus};
 use shakmaty::uci::UciMove;
-use shakmaty::{
-    Bitboard, CastlingMode, Chess, Color, EnPassantMode, Move, Position, Rank, Square,
-};
+use shakmaty::{Bitboard, CastlingMode, Chess, Color, EnPassantMode, Move, Position, Rank, Square};
 
 use self::lexer::{RawGame, normalise_san, split_games};
 
@@ -251,8 +249,7 @@ fn resolve(number: usize, raw: RawGame) -> Result<Game, PgnError> {
             let setup = fen.as_setup();
             let rights = setup.castling_rights;
             let king_off_e = |color: Color, back: Bitboard, e: Square| {
-                !(rights & back).is_empty()
-                    && setup.board.king_of(color).is_some_and(|k| k != e)
+                !(rights & back).is_empty() && setup.board.king_of(color).is_some_and(|k| k != e)
             };
             if !(rights & !corners).is_empty()
                 || king_off_e(Color::White, Bitboard::from(Rank::First), Square::E1)
@@ -419,7 +416,10 @@ mod tests {
         let bad = parse_games("[FEN \"8/8/8 w - - 0 1\"]\n1. e4 *").expect_err("bad fen");
         assert!(matches!(bad.kind, PgnErrorKind::BadFen { .. }), "{bad}");
         let var = parse_games("[Variant \"Crazyhouse\"]\n1. e4 *").expect_err("variant");
-        assert!(matches!(var.kind, PgnErrorKind::UnsupportedVariant(_)), "{var}");
+        assert!(
+            matches!(var.kind, PgnErrorKind::UnsupportedVariant(_)),
+            "{var}"
+        );
     }
 
     #[test]
