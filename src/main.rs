@@ -14,7 +14,10 @@ fn main() {
         .init();
     let cli = Cli::parse();
     if let Err(err) = run(cli) {
-        let status = err.downcast_ref::<CliError>().map(|e| e.status).unwrap_or(1);
+        let status = err
+            .downcast_ref::<CliError>()
+            .map(|e| e.status)
+            .unwrap_or(1);
         eprintln!("eboardd: {err:#}");
         std::process::exit(status);
     }

@@ -114,7 +114,13 @@ fn dgt_sample() -> Vec<u8> {
     out.extend_from_slice(&[0x02, 0x03, 0x04, 0x06, 0x05, 0x04, 0x03, 0x02]);
     for i in 0..240u8 {
         let field = i % 64;
-        out.extend_from_slice(&[0x8e, 0x00, 0x05, field, if i % 2 == 0 { 0 } else { 1 + i % 12 }]);
+        out.extend_from_slice(&[
+            0x8e,
+            0x00,
+            0x05,
+            field,
+            if i % 2 == 0 { 0 } else { 1 + i % 12 },
+        ]);
         if i % 3 == 0 {
             let s = i % 60;
             let bcd = (s / 10) << 4 | (s % 10);

@@ -30,7 +30,6 @@ pub enum Command {
     /// Replay a recorded trace and print what eboardd decides, as JSON lines.
     Replay(replay::ReplayArgs),
 
-
     /// Measure throughput and print the figures.
     Bench(bench::BenchArgs),
 }

@@ -62,14 +62,21 @@ pub fn replay(trace: &Trace, format: ReplayFormat, out: &mut impl Write) -> io::
     let mut core = BoardCore::new(trace.header.protocol, config);
     let mut record = GameRecord::default();
     let mut last = Time::ZERO;
-    for chunk in trace.chunks.iter().filter(|c| c.dir == Direction::FromBoard) {
+    for chunk in trace
+        .chunks
+        .iter()
+        .filter(|c| c.dir == Direction::FromBoard)
+    {
         advance_timers(&mut core, chunk.t);
         emit(&mut core, format, &mut record, out)?;
         core.handle_input(chunk.t, &chunk.bytes);
         emit(&mut core, format, &mut record, out)?;
         last = chunk.t;
     }
-    advance_timers(&mut core, Time::from_millis(last.as_micros() / 1000 + TAIL_MS));
+    advance_timers(
+        &mut core,
+        Time::from_millis(last.as_micros() / 1000 + TAIL_MS),
+    );
     emit(&mut core, format, &mut record, out)?;
     match format {
         ReplayFormat::Uci => out.write_all(record.uci_lines().as_bytes())?,

@@ -80,7 +80,11 @@ impl GameRecord {
         let result = self.result.as_deref().unwrap_or("*");
         let mut out = String::new();
         for (k, v) in tags {
-            let _ = writeln!(out, "[{k} \"{}\"]", v.replace('\\', "\\\\").replace('"', "\\\""));
+            let _ = writeln!(
+                out,
+                "[{k} \"{}\"]",
+                v.replace('\\', "\\\\").replace('"', "\\\"")
+            );
         }
         let _ = writeln!(out, "[Result \"{result}\"]");
         let start = self.start_fen.as_deref().unwrap_or(STANDARD_FEN);
@@ -151,7 +155,10 @@ mod tests {
             fen: STANDARD_FEN.into(),
             chess960: false,
         });
-        for (i, (u, s)) in [("e2e4", "e4"), ("e7e5", "e5"), ("g1f3", "Nf3")].iter().enumerate() {
+        for (i, (u, s)) in [("e2e4", "e4"), ("e7e5", "e5"), ("g1f3", "Nf3")]
+            .iter()
+            .enumerate()
+        {
             g.apply(&mv(i as u32 + 1, u, s));
         }
         g.apply(&GameEvent::Retract {
@@ -174,7 +181,10 @@ mod tests {
             reason: "test".into(),
         });
         let pgn = g.to_pgn(&[("Event", "Test")]);
-        assert!(pgn.starts_with("[Event \"Test\"]\n[Result \"1-0\"]\n\n"), "{pgn}");
+        assert!(
+            pgn.starts_with("[Event \"Test\"]\n[Result \"1-0\"]\n\n"),
+            "{pgn}"
+        );
         assert!(pgn.ends_with("1. e4 e5 2. Qh5 1-0\n"), "{pgn}");
         assert!(!pgn.contains("[FEN"));
     }
@@ -189,7 +199,10 @@ mod tests {
         g.apply(&mv(1, "e8d7", "Kd7"));
         g.apply(&mv(2, "e2e4", "e4"));
         let pgn = g.to_pgn(&[]);
-        assert!(pgn.contains("[FEN \"4k3/8/8/8/8/8/4P3/4K3 b - - 0 7\"]"), "{pgn}");
+        assert!(
+            pgn.contains("[FEN \"4k3/8/8/8/8/8/4P3/4K3 b - - 0 7\"]"),
+            "{pgn}"
+        );
         assert!(pgn.ends_with("7... Kd7 8. e4 *\n"), "{pgn}");
     }
 }

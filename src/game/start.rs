@@ -46,8 +46,7 @@ pub fn start_kind(board: &Board) -> Option<StartKind> {
             shakmaty::File::new(file as u32),
             Rank::Eighth,
         ))?;
-        if white.color != Color::White || black.color != Color::Black || white.role != black.role
-        {
+        if white.color != Color::White || black.color != Color::Black || white.role != black.role {
             return None;
         }
         *slot = white.role;

@@ -159,24 +159,24 @@ impl Sensing {
             match &mut self.decoder {
                 Decoder::Dgt(d) => match d.poll() {
                     Some(dgt::Decoded::Message(m)) => self.handle_dgt(now, m),
-                    Some(dgt::Decoded::Skipped { bytes, reason }) => self.out.push_back(
-                        Sensed::Skipped {
+                    Some(dgt::Decoded::Skipped { bytes, reason }) => {
+                        self.out.push_back(Sensed::Skipped {
                             t: now,
                             bytes,
                             reason,
-                        },
-                    ),
+                        })
+                    }
                     None => break,
                 },
                 Decoder::Millennium(d) => match d.poll() {
                     Some(millennium::Decoded::Reply(r)) => self.handle_millennium(now, r),
-                    Some(millennium::Decoded::Skipped { bytes, reason }) => self.out.push_back(
-                        Sensed::Skipped {
+                    Some(millennium::Decoded::Skipped { bytes, reason }) => {
+                        self.out.push_back(Sensed::Skipped {
                             t: now,
                             bytes,
                             reason,
-                        },
-                    ),
+                        })
+                    }
                     None => break,
                 },
             }
@@ -298,13 +298,27 @@ fn describe_dgt(message: &dgt::BoardMessage) -> String {
         dgt::BoardMessage::FieldUpdate { field, code } => {
             let what = dgt::piece_from_code(*code)
                 .map(|p| p.char().to_string())
-                .unwrap_or_else(|| if *code == 0 { "empty".into() } else { format!("code {code:#04x}") });
-            format!("field_update {field} ({}) {what}", dgt::field_square(*field))
+                .unwrap_or_else(|| {
+                    if *code == 0 {
+                        "empty".into()
+                    } else {
+                        format!("code {code:#04x}")
+                    }
+                });
+            format!(
+                "field_update {field} ({}) {what}",
+                dgt::field_square(*field)
+            )
         }
         dgt::BoardMessage::ClockTimes(t) => format!(
             "clock left {}:{:02}:{:02} right {}:{:02}:{:02} status {:#04x}",
-            t.left.hours, t.left.minutes, t.left.seconds, t.right.hours, t.right.minutes,
-            t.right.seconds, t.status
+            t.left.hours,
+            t.left.minutes,
+            t.left.seconds,
+            t.right.hours,
+            t.right.minutes,
+            t.right.seconds,
+            t.status
         ),
         dgt::BoardMessage::ClockAck(a) => format!(
             "clock_ack {:02x} {:02x} {:02x} {:02x}",

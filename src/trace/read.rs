@@ -110,9 +110,12 @@ pub fn parse_trace(text: &str) -> Result<Trace, TraceError> {
                     version = Some(v);
                 }
                 "protocol" => {
-                    let p: Protocol = value.parse().map_err(|e: crate::protocol::UnknownProtocol| {
-                        malformed(line_no, e.to_string())
-                    })?;
+                    let p: Protocol =
+                        value
+                            .parse()
+                            .map_err(|e: crate::protocol::UnknownProtocol| {
+                                malformed(line_no, e.to_string())
+                            })?;
                     protocol = Some(p);
                 }
                 "serial" => header.serial = Some(value.to_string()),
@@ -141,7 +144,10 @@ pub fn parse_trace(text: &str) -> Result<Trace, TraceError> {
         if chunk.t < last_t {
             return Err(malformed(
                 line_no,
-                format!("time {} is earlier than the line before ({})", chunk.t, last_t),
+                format!(
+                    "time {} is earlier than the line before ({})",
+                    chunk.t, last_t
+                ),
             ));
         }
         last_t = chunk.t;
@@ -168,8 +174,12 @@ fn parse_data_line(line: &str, line_no: usize) -> Result<Chunk, TraceError> {
     let time_text = fields
         .next()
         .ok_or_else(|| malformed(line_no, "empty data line"))?;
-    let ms = parse_time(time_text)
-        .ok_or_else(|| malformed(line_no, format!("{time_text:?} is not a time in milliseconds")))?;
+    let ms = parse_time(time_text).ok_or_else(|| {
+        malformed(
+            line_no,
+            format!("{time_text:?} is not a time in milliseconds"),
+        )
+    })?;
     let dir = match fields.next() {
         Some("<") => Direction::FromBoard,
         Some(">") => Direction::ToBoard,
@@ -257,7 +267,10 @@ mod tests {
     #[test]
     fn decreasing_time_names_its_line() {
         let err = parse_trace("# eboard-trace: 1\n# protocol: dgt\n5 < 80\n4 < 80\n").unwrap_err();
-        assert!(err.to_string().starts_with("line 4: time 4.0 is earlier"), "{err}");
+        assert!(
+            err.to_string().starts_with("line 4: time 4.0 is earlier"),
+            "{err}"
+        );
     }
 
     #[test]

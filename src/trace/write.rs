@@ -27,7 +27,12 @@ impl<W: Write> TraceWriter<W> {
             writeln!(out, "# laws: {}", one_line(laws))?;
         }
         for (key, value) in &header.other {
-            writeln!(out, "# {}: {}", key.replace([':', ' '], "-"), one_line(value))?;
+            writeln!(
+                out,
+                "# {}: {}",
+                key.replace([':', ' '], "-"),
+                one_line(value)
+            )?;
         }
         Ok(TraceWriter {
             out,
@@ -91,10 +96,18 @@ mod tests {
         header.start_fen = Some("8/8/8/8/8/8/8/K6k w - - 0 1".into());
         header.other.push(("title".into(), "two\nlines".into()));
         let mut w = TraceWriter::new(Vec::new(), &header).expect("write");
-        w.write(Time::from_micros(0), Direction::ToBoard, &[0xd6, 0xb5, 0xb6])
-            .expect("write");
-        w.write(Time::from_micros(30_500), Direction::FromBoard, &[0x76, 0x0a])
-            .expect("write");
+        w.write(
+            Time::from_micros(0),
+            Direction::ToBoard,
+            &[0xd6, 0xb5, 0xb6],
+        )
+        .expect("write");
+        w.write(
+            Time::from_micros(30_500),
+            Direction::FromBoard,
+            &[0x76, 0x0a],
+        )
+        .expect("write");
         let text = String::from_utf8(w.into_inner()).expect("utf8");
         assert!(text.starts_with("# eboard-trace 1\n# protocol: millennium\n"));
         assert!(text.contains("30.5 < 76 0a\n"), "{text}");
