@@ -12,6 +12,9 @@
 
 use std::collections::VecDeque;
 
+use std::time::Duration;
+
+use crate::bench::still_board::StillBoardMatcher;
 use crate::event::{GameEvent, TimedEvent};
 use crate::protocol::Protocol;
 use crate::sensing::{Sensed, Sensing, SensingConfig};
@@ -26,12 +29,34 @@ pub struct CoreConfig {
     pub start_fen: Option<String>,
     /// Keep every sensed item for [`BoardCore::poll_sensed`] (debugging output).
     pub keep_sensed: bool,
+    /// How moves are reconstructed from square changes.
+    pub reconstruction: Reconstruction,
+}
+
+/// How moves are reconstructed from square changes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Reconstruction {
+    /// Not at all: only the board and clock are reported.
+    #[default]
+    None,
+    /// The fixed still-board matcher the peers use (for comparison in benchmarks).
+    StillBoard {
+        /// How long the board must be still.
+        wait: Duration,
+    },
+}
+
+#[derive(Debug)]
+enum Reconstructor {
+    None,
+    StillBoard(StillBoardMatcher),
 }
 
 /// One board's core (sans-IO).
 #[derive(Debug)]
 pub struct BoardCore {
     sensing: Sensing,
+    reconstructor: Reconstructor,
     keep_sensed: bool,
     sensed: VecDeque<Sensed>,
     events: VecDeque<TimedEvent>,
@@ -40,8 +65,15 @@ pub struct BoardCore {
 impl BoardCore {
     /// A core for a board speaking `protocol`.
     pub fn new(protocol: Protocol, config: CoreConfig) -> Self {
+        let reconstructor = match config.reconstruction {
+            Reconstruction::None => Reconstructor::None,
+            Reconstruction::StillBoard { wait } => {
+                Reconstructor::StillBoard(StillBoardMatcher::new(wait, config.start_fen.clone()))
+            }
+        };
         BoardCore {
             sensing: Sensing::new(protocol, config.sensing),
+            reconstructor,
             keep_sensed: config.keep_sensed,
             sensed: VecDeque::new(),
             events: VecDeque::new(),
@@ -63,16 +95,39 @@ impl BoardCore {
                 self.sensed.push_back(item);
             }
         }
+        self.collect();
     }
 
     /// Lets timers due at or before `now` fire.
     pub fn handle_timeout(&mut self, now: Time) {
-        let _ = now;
+        match &mut self.reconstructor {
+            Reconstructor::None => {}
+            Reconstructor::StillBoard(m) => {
+                if m.poll_timeout().is_some_and(|due| due <= now) {
+                    m.handle_timeout(now);
+                }
+            }
+        }
+        self.collect();
     }
 
     /// When [`BoardCore::handle_timeout`] should next be called, if at all.
     pub fn poll_timeout(&self) -> Option<Time> {
-        None
+        match &self.reconstructor {
+            Reconstructor::None => None,
+            Reconstructor::StillBoard(m) => m.poll_timeout(),
+        }
+    }
+
+    fn collect(&mut self) {
+        match &mut self.reconstructor {
+            Reconstructor::None => {}
+            Reconstructor::StillBoard(m) => {
+                while let Some(e) = m.poll_event() {
+                    self.events.push_back(e);
+                }
+            }
+        }
     }
 
     /// The next game event decided.
@@ -86,6 +141,13 @@ impl BoardCore {
     }
 
     fn route(&mut self, item: &Sensed) {
+        if let Reconstructor::StillBoard(m) = &mut self.reconstructor {
+            match item {
+                Sensed::Board { t, board, .. } => m.handle_board(*t, board),
+                Sensed::Change { t, change } => m.handle_change(*t, *change),
+                _ => {}
+            }
+        }
         match item {
             Sensed::Board {
                 t,

@@ -29,6 +29,7 @@ pub struct Cli {
 pub enum Command {
     /// Replay a recorded trace and print what eboardd decides, as JSON lines.
     Replay(replay::ReplayArgs),
+    /// Record a board's traffic to a trace file while printing what it decodes.
 
     /// Measure throughput and print the figures.
     Bench(bench::BenchArgs),

@@ -8,7 +8,6 @@ use super::{CliError, PathArg};
 use crate::event::TimedEvent;
 use crate::game::record::GameRecord;
 use crate::pipeline::{BoardCore, CoreConfig};
-use crate::sensing::Sensed;
 use crate::time::Time;
 use crate::trace::{Direction, Trace, read_trace_file};
 
@@ -121,7 +120,7 @@ fn emit(
 ) -> io::Result<()> {
     if format == ReplayFormat::Sensors {
         while let Some(item) = core.poll_sensed() {
-            writeln!(out, "{}", describe_sensed(&item))?;
+            writeln!(out, "{item}")?;
         }
     }
     while let Some(event) = core.poll_event() {
@@ -137,42 +136,4 @@ fn emit(
 
 fn sensors_event_line(event: &TimedEvent) -> String {
     format!("{} event {}", event.t, event.to_json_line())
-}
-
-fn describe_sensed(item: &Sensed) -> String {
-    match item {
-        Sensed::Message { t, text } => format!("{t} message {text}"),
-        Sensed::Skipped { t, bytes, reason } => {
-            format!("{t} decode_error skipped {bytes} bytes: {reason}")
-        }
-        Sensed::Board {
-            t,
-            board,
-            orientation,
-            first,
-        } => format!(
-            "{t} board {board} {}{}",
-            orientation.as_str(),
-            if *first { " first" } else { " turned" }
-        ),
-        Sensed::Change { t, change } => format!(
-            "{t} change {} {}",
-            change.square,
-            change
-                .piece
-                .map(|p| p.char().to_string())
-                .unwrap_or_else(|| "empty".into())
-        ),
-        Sensed::Clock { t, reading } => format!(
-            "{t} clock white {} black {} running {}",
-            reading.white_ms,
-            reading.black_ms,
-            match reading.running {
-                Some(crate::event::Side::White) => "white",
-                Some(crate::event::Side::Black) => "black",
-                None => "none",
-            }
-        ),
-        Sensed::ClockPress { t } => format!("{t} clock_press"),
-    }
 }

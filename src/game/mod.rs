@@ -2,5 +2,6 @@
 //!
 //! Nothing here knows about boards, bytes or time: only positions.
 
+pub mod notation;
 pub mod record;
 pub mod start;

@@ -91,6 +91,45 @@ pub enum Sensed {
     },
 }
 
+impl std::fmt::Display for Sensed {
+    /// One line for people: the time, the kind, and what it says.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Sensed::Message { t, text } => write!(f, "{t} message {text}"),
+            Sensed::Skipped { t, bytes, reason } => {
+                write!(f, "{t} decode_error skipped {bytes} bytes: {reason}")
+            }
+            Sensed::Board {
+                t,
+                board,
+                orientation,
+                first,
+            } => write!(
+                f,
+                "{t} board {board} {}{}",
+                orientation.as_str(),
+                if *first { " first" } else { " turned" }
+            ),
+            Sensed::Change { t, change } => match change.piece {
+                Some(p) => write!(f, "{t} change {} {}", change.square, p.char()),
+                None => write!(f, "{t} change {} empty", change.square),
+            },
+            Sensed::Clock { t, reading } => write!(
+                f,
+                "{t} clock white {} black {} running {}",
+                reading.white_ms,
+                reading.black_ms,
+                match reading.running {
+                    Some(crate::event::Side::White) => "white",
+                    Some(crate::event::Side::Black) => "black",
+                    None => "none",
+                }
+            ),
+            Sensed::ClockPress { t } => write!(f, "{t} clock_press"),
+        }
+    }
+}
+
 #[derive(Debug)]
 enum Decoder {
     Dgt(dgt::Decoder),
