@@ -6,11 +6,12 @@ use std::time::Duration;
 use eboardd::protocol::Protocol;
 use eboardd::protocol::millennium::CableSide;
 use eboardd::sim::board::{
-    BoardModel, DgtConfig, DgtMessage, DgtModel, MillenniumConfig, MillenniumModel, last_reports,
+    BoardModel, DgtConfig, DgtMessage, DgtModel, MillenniumConfig, ModelMessage, SerialLine,
+    last_reports,
 };
 use eboardd::sim::games::{drills, real_games};
 use eboardd::sim::timeline::{Cursor, Part, PhysicalEvent, Squares, Timeline, squares_of};
-use eboardd::sim::{Hand, HandOptions, Sensed, simulate};
+use eboardd::sim::{Hand, HandOptions, SensedChange, simulate};
 use eboardd::time::Time;
 use shakmaty::{Board, Color, Piece, Role, Square};
 
@@ -51,7 +52,7 @@ fn dgt_schedule(seed: u64, end: Time) -> HashMap<Square, Vec<Time>> {
     out
 }
 
-fn apply(start: &Squares, sensed: &[Sensed]) -> Squares {
+fn apply(start: &Squares, sensed: &[SensedChange]) -> Squares {
     let mut view = *start;
     for s in sensed {
         view[s.change.square as usize] = s.change.piece;
@@ -167,11 +168,14 @@ fn dgt_board_dump_reports_what_the_board_last_saw() {
         m.handle_timeout(&cursor);
     }
     m.request_dump(Time::from_millis(1000));
+    let mut line = SerialLine::new(9600);
     let mut dump = None;
-    while let Some(out) = m.poll_transmit() {
-        if let DgtMessage::BoardDump(squares) = out.message {
+    while let Some(out) = m.poll_outgoing() {
+        let len = out.message.wire_len();
+        let (sent, _) = line.transmit(out, len);
+        if let DgtMessage::BoardDump(squares) = sent.message {
             assert_eq!(
-                out.end - out.start,
+                sent.end - sent.start,
                 Duration::from_micros(67 * 10 * 1_000_000 / 9600)
             );
             dump = Some(squares);
@@ -201,25 +205,25 @@ fn millennium_emits_one_frame_per_scan() {
         ],
     };
     let cfg = MillenniumConfig::default();
-    let mut m = MillenniumModel::new(cfg, &start(), Duration::from_millis(3));
-    let mut cursor = Cursor::new(&tl);
+    let mut model = BoardModel::millennium(cfg, &start(), 3);
     let end = Time::from_millis(2000);
-    while m.poll_timeout() <= end {
-        cursor.advance_to(m.poll_timeout());
-        m.handle_timeout(&cursor);
-    }
-    let mut frames = Vec::new();
-    while let Some(f) = m.poll_transmit() {
-        frames.push(f);
-    }
+    model.run_until(&tl, end);
+    let frames: Vec<_> = model
+        .sent()
+        .iter()
+        .filter_map(|s| match &s.message {
+            ModelMessage::Status(squares) => Some((s.start, s.end, squares.clone())),
+            ModelMessage::Dgt(_) => None,
+        })
+        .collect();
     let period = cfg.scan_period();
     assert!(frames.len() as u128 >= 2_000_000 / period.as_micros() - 2);
     for w in frames.windows(2) {
-        assert_eq!(w[1].start - w[0].start, period);
+        assert_eq!(w[1].0 - w[0].0, period);
         // 67 bytes at 38400 baud.
-        assert_eq!(w[0].end - w[0].start, Duration::from_micros(17_447));
+        assert_eq!(w[0].1 - w[0].0, Duration::from_micros(17_447));
     }
-    assert_eq!(*frames[frames.len() - 1].squares, tl.state_at(end));
+    assert_eq!(*frames[frames.len() - 1].2, tl.state_at(end));
 }
 
 #[test]
@@ -235,9 +239,7 @@ fn millennium_scan_time_follows_its_register() {
     };
     let mut model = BoardModel::millennium(cfg, &start(), 2);
     model.run_until(&tl, Time::from_millis(983 * 3));
-    let BoardModel::Millennium(m) = model else {
-        panic!("a Millennium model");
-    };
+    let m = model.as_millennium().expect("a Millennium model");
     assert!((29..=30).contains(&m.frames_sent()), "{}", m.frames_sent());
 }
 
@@ -257,9 +259,7 @@ fn millennium_on_change_mode_sends_only_changed_scans() {
     };
     let mut model = BoardModel::millennium(cfg, &start(), 5);
     let sensed = model.run(&tl);
-    let BoardModel::Millennium(m) = model else {
-        panic!("a Millennium model");
-    };
+    let m = model.as_millennium().expect("a Millennium model");
     // A change can straddle a scan: at most two frames per physical change.
     assert!((2..=4).contains(&m.frames_sent()), "{}", m.frames_sent());
     assert_eq!(apply(&start(), &sensed), tl.state_at(tl.end()));

@@ -26,7 +26,7 @@ pub mod timeline;
 pub mod truth;
 
 pub use behaviour::Behaviour;
-pub use board::{BoardModel, Sensed};
+pub use board::{BoardModel, SensedChange};
 pub use hand::{Hand, HandOptions, Performance};
 pub use pgn::{Game, PgnError};
 pub use timeline::{Part, PhysicalEvent, Timeline};
@@ -56,7 +56,7 @@ pub struct Simulation {
     /// The physical changes and the ground truth.
     pub performance: Performance,
     /// The sensed square changes with the times the host sees them.
-    pub sensed: Vec<Sensed>,
+    pub sensed: Vec<SensedChange>,
     /// The board model as it stood at the end (for its messages and settings).
     pub model: BoardModel,
 }

@@ -12,16 +12,16 @@
 //!
 //! The model is sans-IO: [`DgtModel::poll_timeout`] says when it next samples a field, and
 //! [`DgtModel::handle_timeout`] samples it from a [`Cursor`] on the physical board. It
-//! produces [`DgtOutput`]s (semantic messages with their wire times); the byte encoding is
-//! left to the DGT codec.
+//! queues [`Outgoing`] messages (in chess terms, with the time they are ready to send and
+//! the changes they reveal); the serial line ([`super::line`]) times them and the DGT codec
+//! turns them into bytes.
 
 use std::collections::VecDeque;
 use std::time::Duration;
 
 use shakmaty::{Piece, Square};
 
-use super::Sensed;
-use super::line::SerialLine;
+use super::{Outgoing, Reveal};
 use crate::sensing::SquareChange;
 use crate::sim::rng::Rng;
 use crate::sim::timeline::{Cursor, Squares};
@@ -36,8 +36,6 @@ pub struct DgtConfig {
     pub scan_max_ms: f64,
     /// The board stands turned 180° (its field 0 is h1).
     pub rotated: bool,
-    /// Line speed.
-    pub baud: u32,
 }
 
 impl Default for DgtConfig {
@@ -46,7 +44,6 @@ impl Default for DgtConfig {
             scan_min_ms: 200.0,
             scan_max_ms: 250.0,
             rotated: false,
-            baud: 9600,
         }
     }
 }
@@ -78,17 +75,6 @@ impl DgtMessage {
     }
 }
 
-/// A message with its times on the wire.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct DgtOutput {
-    /// When its first byte left the board.
-    pub start: Time,
-    /// When its last byte reached the host.
-    pub end: Time,
-    /// The message.
-    pub message: DgtMessage,
-}
-
 /// The sensing side of one DGT board.
 #[derive(Debug, Clone)]
 pub struct DgtModel {
@@ -98,9 +84,7 @@ pub struct DgtModel {
     scan_start: Time,
     scan_len: Duration,
     next_field: u8,
-    line: SerialLine,
-    out: VecDeque<DgtOutput>,
-    sensed: Vec<Sensed>,
+    out: VecDeque<Outgoing<DgtMessage>>,
 }
 
 impl DgtModel {
@@ -118,9 +102,7 @@ impl DgtModel {
             scan_len,
             next_field: ((phase * 64) / (scan_len.as_micros() as u64).max(1)).min(63) as u8,
             rng,
-            line: SerialLine::new(cfg.baud),
             out: VecDeque::new(),
-            sensed: Vec::new(),
         }
     }
 
@@ -154,24 +136,20 @@ impl DgtModel {
         let piece = physical.squares()[square as usize];
         if piece != self.seen[square as usize] {
             self.seen[square as usize] = piece;
-            let message = DgtMessage::FieldUpdate {
-                field,
-                square,
-                piece,
-            };
-            let (start, end) = self.line.send(now, message.wire_len());
             let (ply, part) = physical.cause(square);
-            self.sensed.push(Sensed {
-                t: end,
-                sampled: now,
-                change: SquareChange { square, piece },
-                ply,
-                part,
-            });
-            self.out.push_back(DgtOutput {
-                start,
-                end,
-                message,
+            self.out.push_back(Outgoing {
+                ready: now,
+                message: DgtMessage::FieldUpdate {
+                    field,
+                    square,
+                    piece,
+                },
+                reveals: vec![Reveal {
+                    change: SquareChange { square, piece },
+                    sampled: now,
+                    ply,
+                    part,
+                }],
             });
         }
         if field == 63 {
@@ -185,12 +163,10 @@ impl DgtModel {
 
     /// The host asked for a BOARD_DUMP at `now`: queue what the board last saw.
     pub fn request_dump(&mut self, now: Time) {
-        let message = DgtMessage::BoardDump(Box::new(self.seen));
-        let (start, end) = self.line.send(now, message.wire_len());
-        self.out.push_back(DgtOutput {
-            start,
-            end,
-            message,
+        self.out.push_back(Outgoing {
+            ready: now,
+            message: DgtMessage::BoardDump(Box::new(self.seen)),
+            reveals: Vec::new(),
         });
     }
 
@@ -199,14 +175,9 @@ impl DgtModel {
         &self.seen
     }
 
-    /// The next message for the host, in the order they are sent.
-    pub fn poll_transmit(&mut self) -> Option<DgtOutput> {
+    /// The next message for the host, in the order they were made.
+    pub fn poll_outgoing(&mut self) -> Option<Outgoing<DgtMessage>> {
         self.out.pop_front()
-    }
-
-    /// The sensed changes so far (taken out).
-    pub fn take_sensed(&mut self) -> Vec<Sensed> {
-        std::mem::take(&mut self.sensed)
     }
 }
 

@@ -7,6 +7,7 @@
 
 use std::time::Duration;
 
+use super::{Outgoing, SensedChange};
 use crate::time::Time;
 
 /// The board's transmit side of a serial line.
@@ -44,6 +45,42 @@ impl SerialLine {
     pub fn free_at(&self) -> Time {
         self.free_at
     }
+
+    /// Sends a board message of `len` bytes: the message with its wire times, and the
+    /// square changes the host learns from it, stamped with the arrival of its last byte.
+    pub fn transmit<M>(&mut self, out: Outgoing<M>, len: usize) -> (Sent<M>, Vec<SensedChange>) {
+        let (start, end) = self.send(out.ready, len);
+        let sensed = out
+            .reveals
+            .into_iter()
+            .map(|r| SensedChange {
+                t: end,
+                sampled: r.sampled,
+                change: r.change,
+                ply: r.ply,
+                part: r.part,
+            })
+            .collect();
+        (
+            Sent {
+                start,
+                end,
+                message: out.message,
+            },
+            sensed,
+        )
+    }
+}
+
+/// A message with its times on the wire.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Sent<M> {
+    /// When its first byte left the board.
+    pub start: Time,
+    /// When its last byte reached the host.
+    pub end: Time,
+    /// The message.
+    pub message: M,
 }
 
 #[cfg(test)]

@@ -3,60 +3,34 @@
 //! The board scans its 64 squares one after another in its own index order (which depends
 //! on the side the cable is on), a scan lasting the scan-time register × 2.048 ms (default
 //! 20: 40.96 ms). At the end of every scan it decides, by its report-mode register, whether
-//! to send a status frame (`s` + 64 squares + checksum, 67 bytes at 38400 baud): every scan
-//! (the default), never, at an interval, on any change, or on a change that has been stable
-//! for 2–5 scans. The host sees a frame when its last byte has arrived; the sensed square
-//! changes are the differences between consecutive frames the host received. A host `S`
-//! request gets the last complete scan.
+//! to send a status frame: every scan (the factory default), never, at an interval, on any
+//! change, or on a change that has held for 2–5 scans. A host `S` request gets the last
+//! complete scan. The sensed square changes are the differences between consecutive frames
+//! the host receives.
 //!
 //! Sans-IO like the DGT model: [`MillenniumModel::poll_timeout`] says when the next square
 //! is sampled and [`MillenniumModel::handle_timeout`] samples it from a [`Cursor`]. Frames
-//! come out as [`MillenniumOutput`]s in chess coordinates; cable side and parity are applied
-//! by the byte encoder.
+//! come out as [`Outgoing`] boards in chess coordinates; the cable order, the checksum and
+//! the parity bits are the codec's business.
 
 use std::collections::VecDeque;
 use std::time::Duration;
 
-use super::Sensed;
+use shakmaty::Square;
+
 use super::dgt::field_to_square;
-use super::line::SerialLine;
+use super::{Outgoing, Reveal};
 use crate::protocol::millennium::CableSide;
+use crate::protocol::millennium::registers::{self, ReportMode};
 use crate::sensing::SquareChange;
 use crate::sim::timeline::{Cursor, Part, Squares};
 use crate::time::Time;
 
-/// The scan time register's unit.
-const SCAN_UNIT_US: u64 = 2048;
 /// The report interval register's unit.
 const INTERVAL_UNIT_US: u64 = 4096;
 
-/// When the board sends status frames by itself (register 0x02, bits 0–2).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ReportMode {
-    /// After every scan (0, the factory default).
-    EveryScan,
-    /// Never; the host asks with `S` (1).
-    Off,
-    /// At the interval of register 0x03 (2).
-    Interval,
-    /// After a scan that differs from the one before (3).
-    OnChange,
-    /// After a change that has stayed the same for this many scans (4–7: 2–5 scans).
-    OnStableChange(u8),
-}
-
-impl ReportMode {
-    /// The mode a register 0x02 value selects.
-    pub fn from_register(value: u8) -> ReportMode {
-        match value & 0x07 {
-            0 => ReportMode::EveryScan,
-            1 => ReportMode::Off,
-            2 => ReportMode::Interval,
-            3 => ReportMode::OnChange,
-            n => ReportMode::OnStableChange(n - 2),
-        }
-    }
-}
+/// The status frame's length on the wire.
+pub const STATUS_LEN: usize = 67;
 
 /// How the Millennium board is modelled: its registers and its cable.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -69,22 +43,16 @@ pub struct MillenniumConfig {
     pub interval_register: u8,
     /// The side of the cable, which fixes the square order.
     pub cable: CableSide,
-    /// Whether the odd-parity bit is present in bit 7 of every byte (a board read 8N1)
-    /// or stripped (read 7O1).
-    pub parity: bool,
-    /// Line speed.
-    pub baud: u32,
 }
 
 impl Default for MillenniumConfig {
+    /// The factory settings, cable on the right.
     fn default() -> Self {
         MillenniumConfig {
             scan_register: 20,
             report_register: 0,
             interval_register: 10,
             cable: CableSide::Right,
-            parity: true,
-            baud: 38400,
         }
     }
 }
@@ -92,49 +60,28 @@ impl Default for MillenniumConfig {
 impl MillenniumConfig {
     /// The time one scan takes.
     pub fn scan_period(&self) -> Duration {
-        let reg = if self.scan_register < 15 {
-            20
-        } else {
-            self.scan_register
-        };
-        Duration::from_micros(u64::from(reg) * SCAN_UNIT_US)
+        Duration::from_micros(u64::from(registers::scan_time_micros(self.scan_register)))
     }
 
     /// The report mode.
     pub fn report_mode(&self) -> ReportMode {
-        ReportMode::from_register(self.report_register)
+        ReportMode::from_value(self.report_register)
     }
 }
-
-/// A status frame with its times on the wire.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct MillenniumOutput {
-    /// When its first byte left the board.
-    pub start: Time,
-    /// When its last byte reached the host.
-    pub end: Time,
-    /// The 64 squares in chess coordinates (indexed by `Square as usize`).
-    pub squares: Box<Squares>,
-}
-
-/// The status frame's length on the wire.
-pub const STATUS_LEN: usize = 67;
 
 /// The sensing side of one Millennium board.
 #[derive(Debug, Clone)]
 pub struct MillenniumModel {
     cfg: MillenniumConfig,
     scanning: Squares,
-    causes: [(u32, Part); 64],
+    causes: [(Time, u32, Part); 64],
     last_scan: Squares,
     stable_scans: u32,
     last_sent: Squares,
     last_interval: Time,
     scan_start: Time,
     next_index: u8,
-    line: SerialLine,
-    out: VecDeque<MillenniumOutput>,
-    sensed: Vec<Sensed>,
+    out: VecDeque<Outgoing<Box<Squares>>>,
     frames: u64,
 }
 
@@ -144,42 +91,40 @@ impl MillenniumModel {
         MillenniumModel {
             cfg,
             scanning: *start,
-            causes: [(0, Part::Move); 64],
+            causes: [(Time::ZERO, 0, Part::Move); 64],
             last_scan: *start,
             stable_scans: 0,
             last_sent: *start,
             last_interval: Time::ZERO,
             scan_start: Time::ZERO + phase.min(cfg.scan_period()),
             next_index: 0,
-            line: SerialLine::new(cfg.baud),
             out: VecDeque::new(),
-            sensed: Vec::new(),
             frames: 0,
         }
     }
 
-    /// The configuration.
+    /// The configuration (registers as they stand now).
     pub fn config(&self) -> &MillenniumConfig {
         &self.cfg
     }
 
-    /// Changes a register as a `W` command would (0x01, 0x02, 0x03 matter here).
+    /// Changes a register as a `W` command would (0x01, 0x02 and 0x03 matter here).
     pub fn write_register(&mut self, address: u8, value: u8) {
         match address {
-            0x01 => self.cfg.scan_register = value,
-            0x02 => self.cfg.report_register = value,
-            0x03 => self.cfg.interval_register = value,
+            registers::SCAN_TIME => self.cfg.scan_register = value,
+            registers::REPORT_MODE => self.cfg.report_register = value,
+            registers::REPORT_INTERVAL => self.cfg.interval_register = value,
             _ => {}
         }
     }
 
     /// The square a status index stands for on this board.
-    pub fn index_square(&self, index: u8) -> shakmaty::Square {
+    pub fn index_square(&self, index: u8) -> Square {
         field_to_square(index, self.cfg.cable == CableSide::Right)
     }
 
     /// The square sampled next (at [`poll_timeout`](Self::poll_timeout)).
-    pub fn next_square(&self) -> shakmaty::Square {
+    pub fn next_square(&self) -> Square {
         self.index_square(self.next_index)
     }
 
@@ -190,12 +135,13 @@ impl MillenniumModel {
     }
 
     /// Samples the square due at [`poll_timeout`](Self::poll_timeout) from `physical`
-    /// (advanced to that instant); at the end of a scan, maybe sends a frame.
+    /// (advanced to that instant); at the end of a scan, maybe queues a frame.
     pub fn handle_timeout(&mut self, physical: &Cursor<'_>) {
         let now = self.poll_timeout();
-        let square = self.index_square(self.next_index);
+        let square = self.next_square();
         self.scanning[square as usize] = physical.squares()[square as usize];
-        self.causes[square as usize] = physical.cause(square);
+        let (ply, part) = physical.cause(square);
+        self.causes[square as usize] = (now, ply, part);
         if self.next_index < 63 {
             self.next_index += 1;
             return;
@@ -208,78 +154,78 @@ impl MillenniumModel {
         let send = match self.cfg.report_mode() {
             ReportMode::EveryScan => true,
             ReportMode::Off => false,
-            ReportMode::Interval => {
+            ReportMode::AtInterval => {
                 let every = u64::from(self.cfg.interval_register.max(1)) * INTERVAL_UNIT_US;
-                if now.as_micros() >= self.last_interval.as_micros() + every {
+                let due = now.as_micros() >= self.last_interval.as_micros() + every;
+                if due {
                     self.last_interval = now;
-                    true
-                } else {
-                    false
                 }
+                due
             }
             ReportMode::OnChange => changed,
-            ReportMode::OnStableChange(n) => {
+            ReportMode::OnChangeDebounced(n) => {
                 self.last_scan != self.last_sent && self.stable_scans + 1 >= u32::from(n)
             }
         };
         if send {
-            self.send_frame(now);
+            self.queue_frame(now);
         }
     }
 
     /// The host sent `S` at `now`: queue the last complete scan.
     pub fn request_status(&mut self, now: Time) {
-        self.send_frame(now);
+        self.queue_frame(now);
     }
 
-    fn send_frame(&mut self, now: Time) {
+    /// The host sent `T` (reset) at `now`: the board restarts and scans afresh after
+    /// `restart`, its registers kept (they live in the E2ROM).
+    pub fn reset(&mut self, now: Time, restart: Duration) {
+        self.out.clear();
+        self.scan_start = now + restart;
+        self.next_index = 0;
+    }
+
+    fn queue_frame(&mut self, now: Time) {
         let squares = self.last_scan;
-        let (start, end) = self.line.send(now, STATUS_LEN);
-        for sq in shakmaty::Square::ALL {
-            let i = sq as usize;
-            if squares[i] != self.last_sent[i] {
-                let (ply, part) = self.causes[i];
-                self.sensed.push(Sensed {
-                    t: end,
-                    sampled: now,
+        let reveals = Square::ALL
+            .into_iter()
+            .filter(|&sq| squares[sq as usize] != self.last_sent[sq as usize])
+            .map(|sq| {
+                let (sampled, ply, part) = self.causes[sq as usize];
+                Reveal {
                     change: SquareChange {
                         square: sq,
-                        piece: squares[i],
+                        piece: squares[sq as usize],
                     },
+                    sampled,
                     ply,
                     part,
-                });
-            }
-        }
+                }
+            })
+            .collect();
         self.last_sent = squares;
         self.frames += 1;
-        self.out.push_back(MillenniumOutput {
-            start,
-            end,
-            squares: Box::new(squares),
+        self.out.push_back(Outgoing {
+            ready: now,
+            message: Box::new(squares),
+            reveals,
         });
     }
 
-    /// How many status frames have been sent.
+    /// How many status frames have been queued.
     pub fn frames_sent(&self) -> u64 {
         self.frames
     }
 
-    /// The next frame for the host, in the order they are sent.
-    pub fn poll_transmit(&mut self) -> Option<MillenniumOutput> {
+    /// The next frame for the host, in the order they were made.
+    pub fn poll_outgoing(&mut self) -> Option<Outgoing<Box<Squares>>> {
         self.out.pop_front()
-    }
-
-    /// The sensed changes so far (taken out).
-    pub fn take_sensed(&mut self) -> Vec<Sensed> {
-        std::mem::take(&mut self.sensed)
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use shakmaty::Square;
 
     #[test]
     fn cable_right_turns_the_official_order() {
@@ -294,6 +240,12 @@ mod tests {
         };
         let m = MillenniumModel::new(left, &[None; 64], Duration::ZERO);
         assert_eq!(m.index_square(0), Square::A8);
+        for i in 0..64 {
+            assert_eq!(
+                m.index_square(i),
+                crate::protocol::millennium::status_square(i, CableSide::Left)
+            );
+        }
     }
 
     #[test]
@@ -305,6 +257,5 @@ mod tests {
             ..cfg
         };
         assert_eq!(low.scan_period(), Duration::from_micros(40_960));
-        assert_eq!(ReportMode::from_register(7), ReportMode::OnStableChange(5));
     }
 }
