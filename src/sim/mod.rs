@@ -18,11 +18,13 @@
 
 pub mod behaviour;
 pub mod board;
+pub mod device;
 pub mod games;
 pub mod hand;
 pub mod pgn;
 pub mod rng;
 pub mod timeline;
+pub mod trace;
 pub mod truth;
 
 pub use behaviour::Behaviour;
@@ -40,6 +42,9 @@ pub enum SimError {
     /// The game could not be read.
     #[error(transparent)]
     Pgn(#[from] PgnError),
+    /// Something the simulation cannot do (yet), or could not write.
+    #[error("{0}")]
+    Unsupported(String),
     /// The hand's physical board and the game disagree: a bug in the simulation.
     #[error("simulation inconsistent at ply {ply}: {detail}")]
     Inconsistent {

@@ -187,8 +187,9 @@ impl MillenniumModel {
 
     fn queue_frame(&mut self, now: Time) {
         let squares = self.last_scan;
-        let reveals = Square::ALL
-            .into_iter()
+        // In wire order, as the host reads them.
+        let reveals = (0..64u8)
+            .map(|i| self.index_square(i))
             .filter(|&sq| squares[sq as usize] != self.last_sent[sq as usize])
             .map(|sq| {
                 let (sampled, ply, part) = self.causes[sq as usize];

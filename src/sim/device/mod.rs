@@ -1,0 +1,164 @@
+//! Emulated boards, device side: the board models plus the protocol, in bytes.
+//!
+//! An emulated board reads what the host writes, answers every command as the real board
+//! does, scans the physical board with its model and sends what the model reports, all
+//! encoded with the project's protocol codecs and timed on the serial line. It is sans-IO:
+//! [`EmulatedBoard::handle_host_bytes`] takes the host's bytes with their time,
+//! [`EmulatedBoard::poll_timeout`] / [`EmulatedBoard::handle_timeout`] run the scans
+//! against a [`Cursor`] on the hand's timeline, and [`EmulatedBoard::poll_transmit`] hands
+//! back the bytes for the host with their wire times. [`run_session`] drives one over a
+//! whole game; a pseudo-terminal emulator or a trace writer is a thin shell around it.
+
+pub mod millennium;
+
+use crate::protocol::Protocol;
+use crate::protocol::millennium::registers;
+use crate::sim::board::SensedChange;
+use crate::sim::timeline::{Cursor, Squares, Timeline};
+use crate::time::Time;
+
+pub use millennium::{MillenniumDevice, MillenniumDeviceConfig};
+
+/// Bytes the board sent, with their times on the line.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Transmission {
+    /// When the first byte left the board.
+    pub start: Time,
+    /// When the last byte reached the host.
+    pub end: Time,
+    /// The bytes, exactly as on the line.
+    pub bytes: Vec<u8>,
+}
+
+/// An emulated board of either protocol.
+#[derive(Debug, Clone)]
+pub enum EmulatedBoard {
+    /// A Millennium ChessLink board.
+    Millennium(Box<MillenniumDevice>),
+}
+
+impl EmulatedBoard {
+    /// A board of `protocol` with default settings that has seen `start`.
+    ///
+    /// Returns `None` for a protocol whose codec is not available yet (DGT).
+    pub fn new(protocol: Protocol, start: &Squares, seed: u64) -> Option<EmulatedBoard> {
+        match protocol {
+            Protocol::Millennium => Some(EmulatedBoard::Millennium(Box::new(
+                MillenniumDevice::new(MillenniumDeviceConfig::default(), start, seed),
+            ))),
+            Protocol::Dgt => None,
+        }
+    }
+
+    /// The protocol the board speaks.
+    pub fn protocol(&self) -> Protocol {
+        match self {
+            EmulatedBoard::Millennium(_) => Protocol::Millennium,
+        }
+    }
+
+    /// The host wrote `bytes` at `now`.
+    pub fn handle_host_bytes(&mut self, now: Time, bytes: &[u8]) {
+        match self {
+            EmulatedBoard::Millennium(d) => d.handle_host_bytes(now, bytes),
+        }
+    }
+
+    /// When the board next samples a square.
+    pub fn poll_timeout(&self) -> Time {
+        match self {
+            EmulatedBoard::Millennium(d) => d.poll_timeout(),
+        }
+    }
+
+    /// Samples the square due now from `physical` (advanced to `poll_timeout`).
+    pub fn handle_timeout(&mut self, physical: &Cursor<'_>) {
+        match self {
+            EmulatedBoard::Millennium(d) => d.handle_timeout(physical),
+        }
+    }
+
+    /// The next bytes for the host.
+    pub fn poll_transmit(&mut self) -> Option<Transmission> {
+        match self {
+            EmulatedBoard::Millennium(d) => d.poll_transmit(),
+        }
+    }
+
+    /// The square changes sent to the host since the last call.
+    pub fn take_sensed(&mut self) -> Vec<SensedChange> {
+        match self {
+            EmulatedBoard::Millennium(d) => d.take_sensed(),
+        }
+    }
+}
+
+/// What the host writes when it opens a board: the daemon's start-up sequence.
+///
+/// Millennium: `V`, the register writes of
+/// [`registers::startup_writes`](crate::protocol::millennium::registers::startup_writes),
+/// `X`, then `S`, all at time zero.
+pub fn daemon_startup(protocol: Protocol) -> Vec<(Time, Vec<u8>)> {
+    use crate::protocol::millennium::Command;
+    match protocol {
+        Protocol::Millennium => {
+            let mut out = vec![(Time::ZERO, Command::Version.encode())];
+            for c in registers::startup_writes() {
+                out.push((Time::ZERO, c.encode()));
+            }
+            out.push((Time::ZERO, Command::LedsOff.encode()));
+            out.push((Time::ZERO, Command::Status.encode()));
+            out
+        }
+        // The usual DGT opening: reset, board dump, update mode (nice), version.
+        Protocol::Dgt => [0x40u8, 0x42, 0x4b, 0x4d]
+            .into_iter()
+            .map(|b| (Time::ZERO, vec![b]))
+            .collect(),
+    }
+}
+
+/// One session between a host and an emulated board over a game.
+#[derive(Debug, Clone, Default)]
+pub struct Session {
+    /// What the host wrote, in time order.
+    pub host: Vec<(Time, Vec<u8>)>,
+    /// What the board sent, in time order.
+    pub board: Vec<Transmission>,
+    /// The square changes the host was sent.
+    pub sensed: Vec<SensedChange>,
+}
+
+/// Drives `board` over `timeline` until `end`, with the host writing `host` (in time
+/// order) along the way.
+pub fn run_session(
+    board: &mut EmulatedBoard,
+    timeline: &Timeline,
+    host: &[(Time, Vec<u8>)],
+    end: Time,
+) -> Session {
+    let mut cursor = Cursor::new(timeline);
+    let mut session = Session::default();
+    let mut writes = host.iter().peekable();
+    loop {
+        let sample = board.poll_timeout();
+        match writes.peek() {
+            Some((t, bytes)) if *t <= sample => {
+                cursor.advance_to(*t);
+                board.handle_host_bytes(*t, bytes);
+                session.host.push((*t, bytes.clone()));
+                writes.next();
+            }
+            _ if sample <= end => {
+                cursor.advance_to(sample);
+                board.handle_timeout(&cursor);
+            }
+            _ => break,
+        }
+        while let Some(t) = board.poll_transmit() {
+            session.board.push(t);
+        }
+    }
+    session.sensed = board.take_sensed();
+    session
+}

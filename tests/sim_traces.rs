@@ -1,0 +1,126 @@
+//! Simulated traces: written in the trace format, read back by the project's own reader and
+//! sensing layer, they say what the board model said.
+
+use std::time::Duration;
+
+use eboardd::protocol::Protocol;
+use eboardd::sensing::{Sensed, Sensing, SensingConfig};
+use eboardd::sim::games::{drills, real_games};
+use eboardd::sim::trace::{TraceOptions, generate_trace};
+use eboardd::sim::{HandOptions, SimError};
+use eboardd::trace::{Direction, parse_trace};
+use shakmaty::Position;
+
+fn options() -> TraceOptions {
+    TraceOptions {
+        hand: HandOptions::torture(),
+        split_reads: 0.2,
+        ..TraceOptions::default()
+    }
+}
+
+#[test]
+fn a_millennium_trace_reads_back_as_the_changes_the_board_model_sent() {
+    let mut games = real_games();
+    games.extend(drills());
+    for (i, game) in games.iter().enumerate() {
+        let out = generate_trace(game, Protocol::Millennium, i as u64, &options())
+            .unwrap_or_else(|e| panic!("{}: {e}", game.name()));
+        let trace = parse_trace(&out.text).expect("the trace reads back");
+        assert_eq!(trace.header.protocol, Protocol::Millennium);
+        let mut sensing = Sensing::new(Protocol::Millennium, SensingConfig::default());
+        let mut changes = Vec::new();
+        let mut skipped = 0;
+        let mut first_board = None;
+        for chunk in trace
+            .chunks
+            .iter()
+            .filter(|c| c.dir == Direction::FromBoard)
+        {
+            sensing.handle_input(chunk.t, &chunk.bytes);
+            while let Some(s) = sensing.poll() {
+                match s {
+                    Sensed::Change { t, change } => changes.push((t, change)),
+                    Sensed::Skipped { .. } => skipped += 1,
+                    Sensed::Board {
+                        board, first: true, ..
+                    } => first_board = Some(board),
+                    _ => {}
+                }
+            }
+        }
+        assert_eq!(skipped, 0, "{}", game.name());
+        assert_eq!(
+            first_board.map(|b| b.to_string()),
+            Some(game.start.board().to_string())
+        );
+        let expected = &out.session.sensed;
+        assert_eq!(changes.len(), expected.len(), "{}", game.name());
+        for ((t, change), want) in changes.iter().zip(expected) {
+            assert_eq!(*change, want.change, "{}", game.name());
+            // The host has the change when the read that completes the frame arrives.
+            assert!(*t >= want.t && *t - want.t < Duration::from_millis(20));
+        }
+    }
+}
+
+#[test]
+fn a_trace_starts_as_the_daemon_opens_a_board() {
+    let game = &real_games()[0];
+    let out =
+        generate_trace(game, Protocol::Millennium, 1, &TraceOptions::default()).expect("a trace");
+    let mut lines = out.text.lines();
+    assert_eq!(lines.next(), Some("# eboard-trace 1"));
+    assert_eq!(lines.next(), Some("# protocol: millennium"));
+    assert_eq!(lines.next(), Some("# serial: 38400 7O1"));
+    // V first, with parity.
+    assert!(
+        out.text.contains("\n0.0 > d6 b5 b6\n"),
+        "{}",
+        &out.text[..400]
+    );
+    assert!(!out.text.contains("# start-fen"));
+}
+
+#[test]
+fn a_set_up_position_is_named_in_the_header() {
+    let game = &drills()[1];
+    let out =
+        generate_trace(game, Protocol::Millennium, 1, &TraceOptions::default()).expect("a trace");
+    let trace = parse_trace(&out.text).expect("reads back");
+    assert_eq!(
+        trace.header.start_fen.as_deref(),
+        Some(out.truth.start_fen.as_str())
+    );
+}
+
+#[test]
+fn a_generated_trace_is_reproducible_from_its_seed() {
+    let game = &real_games()[1];
+    let a = generate_trace(game, Protocol::Millennium, 5, &options()).expect("a");
+    let b = generate_trace(game, Protocol::Millennium, 5, &options()).expect("b");
+    assert_eq!(a.text, b.text);
+    assert_eq!(a.truth.to_json(), b.truth.to_json());
+}
+
+#[test]
+fn the_truth_json_matches_the_shared_format() {
+    let game = &real_games()[0];
+    let out =
+        generate_trace(game, Protocol::Millennium, 2, &TraceOptions::default()).expect("a trace");
+    let v: serde_json::Value = serde_json::from_str(&out.truth.to_json()).expect("json");
+    assert_eq!(v["san"].as_array().map(Vec::len), Some(game.moves.len()));
+    assert_eq!(
+        v["move_end_ms"].as_array().map(Vec::len),
+        Some(game.moves.len())
+    );
+    assert_eq!(v["chess960"], serde_json::Value::Bool(false));
+    assert!(v["start_fen"].is_string());
+}
+
+#[test]
+fn a_dgt_trace_says_its_codec_is_missing_for_now() {
+    let game = &real_games()[0];
+    let r = generate_trace(game, Protocol::Dgt, 1, &TraceOptions::default());
+    assert!(matches!(r, Err(SimError::Unsupported(_))));
+}
