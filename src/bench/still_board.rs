@@ -1,5 +1,6 @@
 //! The fixed still-board matcher: wait until no square has changed for a fixed time, then
-//! accept the sensed board if exactly one legal move from the game position gives it.
+//! accept the sensed board if exactly one legal move (or else exactly one pair of moves)
+//! from the game position gives it.
 
 use std::collections::VecDeque;
 use std::time::Duration;
@@ -41,6 +42,13 @@ impl StillBoardMatcher {
     /// A full sensed board.
     pub fn handle_board(&mut self, now: Time, board: &Board) {
         self.sensed = board.clone();
+        if self.game.is_none() {
+            // A board's first report shows what stood there before anyone watched.
+            self.try_start(now);
+            if self.game.is_some() {
+                return;
+            }
+        }
         self.last_change = Some(now);
     }
 
@@ -81,24 +89,43 @@ impl StillBoardMatcher {
                 return;
             }
         }
-        let Some((pos, mode, ply)) = self.game.take() else {
+        let Some((mut pos, mode, mut ply)) = self.game.take() else {
             return;
         };
-        let matches: Vec<_> = pos
-            .legal_moves()
-            .into_iter()
-            .filter(|m| {
-                let mut after = pos.clone();
-                after.play_unchecked(*m);
-                after.board() == &self.sensed
-            })
-            .collect();
-        if let [m] = matches[..] {
+        for m in self.find_moves(&pos) {
             let (event, after) = play_move(&pos, m, ply + 1, mode);
             self.events.push_back(TimedEvent { t: now, event });
-            self.game = Some((after, mode, ply + 1));
-        } else {
-            self.game = Some((pos, mode, ply));
+            pos = after;
+            ply += 1;
+        }
+        self.game = Some((pos, mode, ply));
+    }
+
+    /// The one move, or else the one pair of moves, that turns `pos` into the sensed board
+    /// (nothing when there is none or more than one). Two plies are looked for so that a
+    /// quick reply does not leave the matcher stuck for the rest of the game.
+    fn find_moves(&self, pos: &Chess) -> Vec<shakmaty::Move> {
+        let mut singles = Vec::new();
+        let mut pairs = Vec::new();
+        for m in pos.legal_moves() {
+            let mut after = pos.clone();
+            after.play_unchecked(m);
+            if after.board() == &self.sensed {
+                singles.push(m);
+                continue;
+            }
+            for reply in after.legal_moves() {
+                let mut two = after.clone();
+                two.play_unchecked(reply);
+                if two.board() == &self.sensed {
+                    pairs.push(vec![m, reply]);
+                }
+            }
+        }
+        match (singles.len(), pairs.len()) {
+            (1, _) => singles,
+            (0, 1) => pairs.pop().unwrap_or_default(),
+            _ => Vec::new(),
         }
     }
 
@@ -153,5 +180,51 @@ impl StillBoardMatcher {
             },
         });
         self.game = Some((pos, mode, 0));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use shakmaty::{Color, Piece, Role, Square};
+
+    fn change(square: Square, piece: Option<Piece>) -> SquareChange {
+        SquareChange { square, piece }
+    }
+
+    #[test]
+    fn still_board_confirms_a_move_after_the_wait() {
+        let mut m = StillBoardMatcher::new(Duration::from_millis(250), None);
+        m.handle_board(Time::from_millis(10), &Board::new());
+        assert!(matches!(
+            m.poll_event().map(|e| e.event),
+            Some(GameEvent::NewGame {
+                chess960: false,
+                ..
+            })
+        ));
+        let pawn = Piece {
+            color: Color::White,
+            role: Role::Pawn,
+        };
+        m.handle_change(Time::from_millis(100), change(Square::E2, None));
+        m.handle_change(Time::from_millis(300), change(Square::E4, Some(pawn)));
+        assert_eq!(m.poll_timeout(), Some(Time::from_millis(550)));
+        m.handle_timeout(Time::from_millis(549));
+        assert!(m.poll_event().is_none());
+        m.handle_timeout(Time::from_millis(550));
+        let e = m.poll_event().expect("a move");
+        assert_eq!(e.t, Time::from_millis(550));
+        assert!(matches!(e.event, GameEvent::Move { ply: 1, ref uci, .. } if uci == "e2e4"));
+    }
+
+    #[test]
+    fn still_board_ignores_a_board_no_single_move_gives() {
+        let mut m = StillBoardMatcher::new(Duration::from_millis(250), None);
+        m.handle_board(Time::ZERO, &Board::new());
+        let _ = m.poll_event();
+        m.handle_change(Time::from_millis(100), change(Square::E2, None));
+        m.handle_timeout(Time::from_millis(350));
+        assert!(m.poll_event().is_none());
     }
 }

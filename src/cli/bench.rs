@@ -207,12 +207,7 @@ fn millennium_sample() -> Vec<u8> {
         frame.extend_from_slice(&squares);
         let sum = frame.iter().fold(0u8, |acc, b| acc ^ b);
         frame.extend_from_slice(format!("{sum:02X}").as_bytes());
-        out.extend(frame.into_iter().map(with_odd_parity));
+        out.extend(frame.into_iter().map(millennium::with_odd_parity));
     }
     out
-}
-
-fn with_odd_parity(b: u8) -> u8 {
-    let b = b & 0x7f;
-    if b.count_ones() % 2 == 0 { b | 0x80 } else { b }
 }

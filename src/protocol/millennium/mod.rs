@@ -192,6 +192,17 @@ pub enum Decoded {
     },
 }
 
+/// The commands a board is sent when it is opened, encoded with parity: `V` (is a board
+/// there?), the register writes of [`registers::startup_writes`], `X` (LEDs off, they keep
+/// whatever the last program left), then `S` for the whole board.
+pub fn startup_commands() -> Vec<Vec<u8>> {
+    let mut out = vec![Command::Version.encode()];
+    out.extend(registers::startup_writes().iter().map(Command::encode));
+    out.push(Command::LedsOff.encode());
+    out.push(Command::Status.encode());
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
