@@ -12,7 +12,6 @@
 pub mod millennium;
 
 use crate::protocol::Protocol;
-use crate::protocol::millennium::registers;
 use crate::sim::board::SensedChange;
 use crate::sim::timeline::{Cursor, Squares, Timeline};
 use crate::time::Time;
@@ -93,23 +92,14 @@ impl EmulatedBoard {
     }
 }
 
-/// What the host writes when it opens a board: the daemon's start-up sequence.
-///
-/// Millennium: `V`, the register writes of
-/// [`registers::startup_writes`](crate::protocol::millennium::registers::startup_writes),
-/// `X`, then `S`, all at time zero.
+/// What the host writes when it opens a board: the daemon's start-up sequence, all at
+/// time zero (Millennium: [`millennium::startup_commands`](crate::protocol::millennium::startup_commands)).
 pub fn daemon_startup(protocol: Protocol) -> Vec<(Time, Vec<u8>)> {
-    use crate::protocol::millennium::Command;
     match protocol {
-        Protocol::Millennium => {
-            let mut out = vec![(Time::ZERO, Command::Version.encode())];
-            for c in registers::startup_writes() {
-                out.push((Time::ZERO, c.encode()));
-            }
-            out.push((Time::ZERO, Command::LedsOff.encode()));
-            out.push((Time::ZERO, Command::Status.encode()));
-            out
-        }
+        Protocol::Millennium => crate::protocol::millennium::startup_commands()
+            .into_iter()
+            .map(|c| (Time::ZERO, c))
+            .collect(),
         // The usual DGT opening: reset, board dump, update mode (nice), version.
         Protocol::Dgt => [0x40u8, 0x42, 0x4b, 0x4d]
             .into_iter()
