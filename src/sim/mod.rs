@@ -22,6 +22,7 @@ pub mod device;
 pub mod games;
 pub mod hand;
 pub mod pgn;
+pub mod pty;
 pub mod rng;
 pub mod timeline;
 pub mod trace;
