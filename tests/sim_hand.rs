@@ -361,3 +361,41 @@ fn thinking_pauses_scale_with_speed() {
     };
     assert!(end(&fast).as_micros() * 3 < end(&slow).as_micros());
 }
+
+#[test]
+fn the_result_gesture_puts_both_kings_on_the_centre_squares() {
+    use eboardd::sim::pgn::parse_games;
+    let opts = HandOptions {
+        result_gesture: 1.0,
+        ..HandOptions::plain()
+    };
+    let light = [Square::D5, Square::E4];
+    let dark = [Square::D4, Square::E5];
+    for (text, result) in [
+        ("1. Nf3 Nf6 1-0", "1-0"),
+        ("1. Nf3 Nf6 0-1", "0-1"),
+        ("1. Nf3 Nf6 1/2-1/2", "1/2-1/2"),
+    ] {
+        let game = &parse_games(text).expect("parses")[0];
+        let p = play(game, 1, opts);
+        let r = p.truth.result.clone().expect("a gesture");
+        assert_eq!(r.result, result);
+        assert!(p.truth.used(Behaviour::ResultGesture));
+        let board = p.timeline.state_at(r.end);
+        let kings: Vec<Square> = Square::ALL
+            .into_iter()
+            .filter(|&s| board[s as usize].is_some_and(|p| p.role == Role::King))
+            .collect();
+        let on_light = kings.iter().filter(|s| light.contains(s)).count();
+        let on_dark = kings.iter().filter(|s| dark.contains(s)).count();
+        match result {
+            "1-0" => assert_eq!(on_light, 2),
+            "0-1" => assert_eq!(on_dark, 2),
+            _ => assert_eq!((on_light, on_dark), (1, 1)),
+        }
+        assert!(r.end > p.truth.plies[1].move_end);
+    }
+    // Not after mate: the Opera game ends 17. Rd8#.
+    let p = play(&real_games()[0], 1, opts);
+    assert!(p.truth.result.is_none());
+}

@@ -124,3 +124,32 @@ fn a_dgt_trace_says_its_codec_is_missing_for_now() {
     let r = generate_trace(game, Protocol::Dgt, 1, &TraceOptions::default());
     assert!(matches!(r, Err(SimError::Unsupported(_))));
 }
+
+#[test]
+fn a_turned_millennium_board_without_parity_reads_back_the_right_way_round() {
+    use eboardd::sim::device::BoardOptions;
+    let game = &real_games()[2];
+    let opts = TraceOptions {
+        board: BoardOptions {
+            turned: true,
+            parity: false,
+            ..BoardOptions::default()
+        },
+        ..options()
+    };
+    let out = generate_trace(game, Protocol::Millennium, 9, &opts).expect("a trace");
+    let trace = parse_trace(&out.text).expect("reads back");
+    // Without parity every byte is 7-bit.
+    assert!(
+        trace
+            .from_board()
+            .all(|c| c.bytes.iter().all(|b| b & 0x80 == 0))
+    );
+    let mut sensing = Sensing::new(Protocol::Millennium, SensingConfig::default());
+    for chunk in trace.from_board() {
+        sensing.handle_input(chunk.t, &chunk.bytes);
+        while sensing.poll().is_some() {}
+    }
+    let end = game.positions().last().expect("positions").board().clone();
+    assert_eq!(sensing.board(), end);
+}

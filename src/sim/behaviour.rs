@@ -62,11 +62,13 @@ pub enum Behaviour {
     Takeback,
     /// A piece placed where it may not go, then the move corrected.
     IllegalThenCorrected,
+    /// After the last move, both kings put on the centre squares to show the result.
+    ResultGesture,
 }
 
 impl Behaviour {
     /// Every behaviour, in a fixed order.
-    pub const ALL: [Behaviour; 25] = [
+    pub const ALL: [Behaviour; 26] = [
         Behaviour::LiftPlace,
         Behaviour::Slide,
         Behaviour::SlideOverlap,
@@ -92,6 +94,7 @@ impl Behaviour {
         Behaviour::Flicker,
         Behaviour::Takeback,
         Behaviour::IllegalThenCorrected,
+        Behaviour::ResultGesture,
     ];
 
     /// The name used in truth files and test output (`capture-push-off`).
@@ -122,6 +125,7 @@ impl Behaviour {
             Behaviour::Flicker => "flicker",
             Behaviour::Takeback => "takeback",
             Behaviour::IllegalThenCorrected => "illegal-then-corrected",
+            Behaviour::ResultGesture => "result-gesture",
         }
     }
 }

@@ -44,6 +44,8 @@ pub enum Part {
     Illegal,
     /// Taking moves back.
     Takeback,
+    /// The result gesture after the last move (both kings on the centre squares).
+    Gesture,
 }
 
 /// One physical change: from `t` on, `square` holds `piece`.

@@ -12,7 +12,9 @@ use std::time::Duration;
 use shakmaty::Position;
 
 use super::SimError;
-use super::device::{EmulatedBoard, Session, Transmission, daemon_startup, run_session};
+use super::device::{
+    BoardOptions, EmulatedBoard, Session, Transmission, daemon_startup, run_session,
+};
 use super::hand::{Hand, HandOptions, Performance};
 use super::pgn::Game;
 use super::rng::Rng;
@@ -27,6 +29,8 @@ use crate::trace::{Direction, TraceHeader, TraceWriter};
 pub struct TraceOptions {
     /// The hand.
     pub hand: HandOptions,
+    /// The board.
+    pub board: BoardOptions,
     /// A `# title:` header; by default the game's name.
     pub title: Option<String>,
     /// Chance that a message reaches the host in two reads.
@@ -41,6 +45,7 @@ impl Default for TraceOptions {
     fn default() -> Self {
         TraceOptions {
             hand: HandOptions::default(),
+            board: BoardOptions::default(),
             title: None,
             split_reads: 0.05,
             merge_reads: 0.3,
@@ -80,7 +85,8 @@ pub fn generate_trace(
     options: &TraceOptions,
 ) -> Result<GeneratedTrace, SimError> {
     let performance = Hand::new(seed, options.hand).play(game)?;
-    let mut board = EmulatedBoard::new(protocol, &performance.timeline.start, seed).ok_or(
+    let start = &performance.timeline.start;
+    let mut board = EmulatedBoard::with_options(protocol, &options.board, start, seed).ok_or(
         SimError::Unsupported(format!(
             "no {protocol} board emulator yet (its codec is missing)"
         )),

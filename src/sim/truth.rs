@@ -68,6 +68,15 @@ pub struct TakebackTruth {
     pub undone: Vec<PlyTruth>,
 }
 
+/// The result shown on the board with the kings.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ResultTruth {
+    /// `1-0`, `0-1` or `1/2-1/2`.
+    pub result: String,
+    /// The last physical change of the gesture.
+    pub end: Time,
+}
+
 /// Everything a correct reconstruction of one simulated game reports.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Truth {
@@ -83,6 +92,8 @@ pub struct Truth {
     pub observations: Vec<Observation>,
     /// Takebacks, in time order.
     pub takebacks: Vec<TakebackTruth>,
+    /// The result gesture, if the players made one.
+    pub result: Option<ResultTruth>,
 }
 
 impl Truth {
@@ -97,12 +108,16 @@ impl Truth {
         for p in &self.plies {
             out.extend(&p.behaviours);
         }
+        if self.result.is_some() {
+            out.push(Behaviour::ResultGesture);
+        }
         out
     }
 
     /// Whether `b` was used anywhere in the game.
     pub fn used(&self, b: Behaviour) -> bool {
-        self.plies.iter().any(|p| p.behaviours.contains(&b))
+        (b == Behaviour::ResultGesture && self.result.is_some())
+            || self.plies.iter().any(|p| p.behaviours.contains(&b))
             || self
                 .takebacks
                 .iter()
@@ -134,6 +149,10 @@ impl Truth {
                     end_ms: t.end.as_ms_f64(),
                 })
                 .collect(),
+            result: self.result.as_ref().map(|r| ResultJson {
+                result: &r.result,
+                end_ms: r.end.as_ms_f64(),
+            }),
             notes: self
                 .plies
                 .iter()
@@ -157,7 +176,15 @@ struct TruthJson<'a> {
     move_end_ms: Vec<f64>,
     observations: Vec<ObservationJson>,
     takebacks: Vec<TakebackJson>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    result: Option<ResultJson<'a>>,
     notes: Vec<String>,
+}
+
+#[derive(Serialize)]
+struct ResultJson<'a> {
+    result: &'a str,
+    end_ms: f64,
 }
 
 #[derive(Serialize)]

@@ -29,6 +29,31 @@ pub struct Transmission {
     pub bytes: Vec<u8>,
 }
 
+/// How an emulated board is set up, whatever its protocol.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct BoardOptions {
+    /// The board stands turned 180°: a DGT board with its field 0 on h1, a Millennium
+    /// board with its cable on White's left.
+    pub turned: bool,
+    /// Millennium: bytes carry the odd-parity bit (a port read 8N1 sees it).
+    pub parity: bool,
+    /// DGT: the shortest and longest full scan, in milliseconds.
+    pub dgt_scan_ms: (f64, f64),
+    /// Millennium: the scan-time register at power-on (units of 2.048 ms).
+    pub millennium_scan_register: u8,
+}
+
+impl Default for BoardOptions {
+    fn default() -> Self {
+        BoardOptions {
+            turned: false,
+            parity: true,
+            dgt_scan_ms: (200.0, 250.0),
+            millennium_scan_register: 20,
+        }
+    }
+}
+
 /// An emulated board of either protocol.
 #[derive(Debug, Clone)]
 pub enum EmulatedBoard {
@@ -41,10 +66,30 @@ impl EmulatedBoard {
     ///
     /// Returns `None` for a protocol whose codec is not available yet (DGT).
     pub fn new(protocol: Protocol, start: &Squares, seed: u64) -> Option<EmulatedBoard> {
+        EmulatedBoard::with_options(protocol, &BoardOptions::default(), start, seed)
+    }
+
+    /// A board of `protocol` set up as `options` say that has seen `start`.
+    ///
+    /// Returns `None` for a protocol whose codec is not available yet (DGT).
+    pub fn with_options(
+        protocol: Protocol,
+        options: &BoardOptions,
+        start: &Squares,
+        seed: u64,
+    ) -> Option<EmulatedBoard> {
         match protocol {
-            Protocol::Millennium => Some(EmulatedBoard::Millennium(Box::new(
-                MillenniumDevice::new(MillenniumDeviceConfig::default(), start, seed),
-            ))),
+            Protocol::Millennium => {
+                let mut cfg = MillenniumDeviceConfig::default();
+                cfg.parity = options.parity;
+                cfg.model.scan_register = options.millennium_scan_register;
+                if options.turned {
+                    cfg.model.cable = cfg.model.cable.flipped();
+                }
+                Some(EmulatedBoard::Millennium(Box::new(MillenniumDevice::new(
+                    cfg, start, seed,
+                ))))
+            }
             Protocol::Dgt => None,
         }
     }

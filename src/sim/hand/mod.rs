@@ -26,7 +26,7 @@ use super::behaviour::Behaviour;
 use super::pgn::Game;
 use super::rng::Rng;
 use super::timeline::{Part, Timeline, squares_of};
-use super::truth::{Observation, PlyTruth, TakebackTruth, Touch, Truth};
+use super::truth::{Observation, PlyTruth, ResultTruth, TakebackTruth, Touch, Truth};
 
 /// A seeded, reproducible hand.
 #[derive(Debug, Clone)]
@@ -135,6 +135,14 @@ impl Hand {
                 });
                 quick_allowed = false;
             }
+        }
+        if let Some(result) = game.result.as_deref()
+            && c.rng.chance(self.options.result_gesture)
+            && let Some(last) = positions.last()
+        {
+            c.ply = game.moves.len() as u32 + 1;
+            c.part = Part::Gesture;
+            truth.result = result_gesture(&mut c, last, result)?;
         }
         truth.plies = played;
         Ok(Performance {
@@ -285,6 +293,60 @@ fn undo(c: &mut Choreo, after: &Chess, before: &Chess) -> Result<(), SimError> {
         }
     }
     Ok(())
+}
+
+/// After the last move, both kings put on the centre squares to show `result`: both on
+/// light squares (d5, e4) for 1-0, both on dark (d4, e5) for 0-1, one of each for a draw.
+/// Not made after mate or stalemate, when a target square holds another piece, or when a
+/// king is next to its target (its placement could then pass for a king move).
+fn result_gesture(
+    c: &mut Choreo,
+    pos: &Chess,
+    result: &str,
+) -> Result<Option<ResultTruth>, SimError> {
+    if pos.is_checkmate() || pos.is_stalemate() {
+        return Ok(None);
+    }
+    let light = [Square::D5, Square::E4];
+    let dark = [Square::D4, Square::E5];
+    let pairs: Vec<(Square, Square)> = match result {
+        "1-0" => vec![(light[0], light[1]), (light[1], light[0])],
+        "0-1" => vec![(dark[0], dark[1]), (dark[1], dark[0])],
+        "1/2-1/2" => light
+            .iter()
+            .flat_map(|&l| dark.iter().flat_map(move |&d| [(l, d), (d, l)]))
+            .collect(),
+        _ => return Ok(None),
+    };
+    let board = pos.board();
+    let (Some(wk), Some(bk)) = (
+        board.king_of(shakmaty::Color::White),
+        board.king_of(shakmaty::Color::Black),
+    ) else {
+        return Ok(None);
+    };
+    let free = |sq: Square| board.role_at(sq).is_none_or(|r| r == Role::King);
+    let feasible: Vec<(Square, Square)> = pairs
+        .into_iter()
+        .filter(|&(w, b)| free(w) && free(b) && wk.distance(w) >= 2 && bk.distance(b) >= 2)
+        .collect();
+    if feasible.is_empty() {
+        return Ok(None);
+    }
+    let (w_to, b_to) = feasible[c.rng.index(feasible.len())];
+    c.used.clear();
+    c.human(1000.0, 3000.0);
+    let white = c.lift(wk)?;
+    c.human(80.0, 250.0);
+    let black = c.lift(bk)?;
+    c.carry(wk, w_to);
+    c.place(w_to, white)?;
+    c.human(60.0, 250.0);
+    c.place(b_to, black)?;
+    Ok(Some(ResultTruth {
+        result: result.to_string(),
+        end: c.last_event_time().unwrap_or(c.now),
+    }))
 }
 
 /// The board must equal the position after the move.

@@ -98,6 +98,11 @@ pub struct HandOptions {
     /// Chance that a move is first made to a square the piece may not go to, then
     /// corrected.
     pub illegal: f64,
+    /// Chance that, after the last move of a game that was resigned or agreed drawn (not
+    /// ended on the board by mate or stalemate), the players show the result by putting
+    /// both kings on the centre squares: both on light squares 1-0, both on dark 0-1, one
+    /// of each ½-½.
+    pub result_gesture: f64,
 }
 
 impl Default for HandOptions {
@@ -140,6 +145,7 @@ impl Default for HandOptions {
             flicker: 0.15,
             takeback: 0.0,
             illegal: 0.0,
+            result_gesture: 0.0,
         }
     }
 }
@@ -205,6 +211,7 @@ impl HandOptions {
             flicker: 0.4,
             takeback: 0.03,
             illegal: 0.03,
+            result_gesture: 0.5,
             ..HandOptions::default()
         }
     }
