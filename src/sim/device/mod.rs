@@ -80,8 +80,10 @@ impl EmulatedBoard {
     ) -> Option<EmulatedBoard> {
         match protocol {
             Protocol::Millennium => {
-                let mut cfg = MillenniumDeviceConfig::default();
-                cfg.parity = options.parity;
+                let mut cfg = MillenniumDeviceConfig {
+                    parity: options.parity,
+                    ..MillenniumDeviceConfig::default()
+                };
                 cfg.model.scan_register = options.millennium_scan_register;
                 if options.turned {
                     cfg.model.cable = cfg.model.cable.flipped();
