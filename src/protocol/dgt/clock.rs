@@ -43,6 +43,7 @@ impl ClockFace {
     /// Reads a face from its three bytes: flags and binary hours, BCD minutes, BCD seconds.
     /// `None` when a digit is not decimal or a value is out of range (hours above 9,
     /// minutes or seconds above 59).
+    #[inline]
     pub(super) fn from_bytes(hours: u8, minutes: u8, seconds: u8) -> Option<ClockFace> {
         let face = ClockFace {
             hours: hours & 0x0f,
@@ -226,9 +227,15 @@ pub(super) enum Bwtime {
 /// The marker nibble that makes a BWTIME an ack (an impossible hour count).
 const ACK_MARK: u8 = 0x0a;
 
+/// The six time bytes of a BWTIME whose times are impossible (a digit that is not decimal,
+/// hours above 9, minutes or seconds above 59), right face first.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct ImpossibleTime(pub(super) [u8; 6]);
+
 /// Reads BWTIME's seven data bytes: an ack when either hours nibble is 0x0a, times
-/// otherwise. `Err` holds why the times are impossible.
-pub(super) fn decode_bwtime(d: &[u8; 7]) -> Result<Bwtime, String> {
+/// otherwise.
+#[inline]
+pub(super) fn decode_bwtime(d: &[u8; 7]) -> Result<Bwtime, ImpossibleTime> {
     let [d0, d1, d2, d3, d4, d5, d6] = *d;
     if d0 & 0x0f == ACK_MARK || d3 & 0x0f == ACK_MARK {
         let spare = |byte: u8, bit: u8| if byte & bit != 0 { 0x80 } else { 0 };
@@ -250,9 +257,7 @@ pub(super) fn decode_bwtime(d: &[u8; 7]) -> Result<Bwtime, String> {
             right,
             status: d6,
         })),
-        _ => Err(format!(
-            "BWTIME with an impossible time (right {d0:02x} {d1:02x} {d2:02x}, left {d3:02x} {d4:02x} {d5:02x})"
-        )),
+        _ => Err(ImpossibleTime([d0, d1, d2, d3, d4, d5])),
     }
 }
 
@@ -281,6 +286,7 @@ pub(super) fn encode_ack(ack: &ClockAck) -> [u8; 7] {
 }
 
 /// A BCD byte (tens in the high nibble) as a number; `None` if a digit is not decimal.
+#[inline]
 pub(super) fn from_bcd(byte: u8) -> Option<u8> {
     let (tens, units) = (byte >> 4, byte & 0x0f);
     (tens <= 9 && units <= 9).then_some(tens * 10 + units)

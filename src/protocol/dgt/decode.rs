@@ -19,7 +19,7 @@ use nom::number::streaming::u8 as byte;
 use nom::{Err, IResult, Parser};
 
 use super::buffer::StreamBuffer;
-use super::clock::{Bwtime, decode_bwtime};
+use super::clock::{Bwtime, ImpossibleTime, decode_bwtime};
 use super::command::BusAddress;
 use super::ee::parse_records;
 use super::encode::message_name;
@@ -49,7 +49,8 @@ enum Reason {
     LengthBit7 { id: u8 },
     BadLength { id: u8, total: usize },
     CutShort { id: u8, have: usize, total: usize },
-    Content(String),
+    FieldOutOfRange { field: u8 },
+    ImpossibleTime(ImpossibleTime),
     Parser(ErrorKind),
 }
 
@@ -71,7 +72,12 @@ impl Reason {
                 "{} (0x{id:02x}) cut short after {have} of {total} bytes by a new message start",
                 message_name(*id)
             ),
-            Reason::Content(why) => why.clone(),
+            Reason::FieldOutOfRange { field } => {
+                format!("FIELD_UPDATE for field {field} (fields are 0-63)")
+            }
+            Reason::ImpossibleTime(ImpossibleTime([d0, d1, d2, d3, d4, d5])) => format!(
+                "BWTIME with an impossible time (right {d0:02x} {d1:02x} {d2:02x}, left {d3:02x} {d4:02x} {d5:02x})"
+            ),
             Reason::Parser(kind) => format!("parser error {kind:?}"),
         }
     }
@@ -206,7 +212,7 @@ fn frame<'a>(input: &'a [u8], clean: &mut usize) -> IResult<&'a [u8], BoardMessa
     })?;
     match body(id, data) {
         Ok(message) => Ok((rest, message)),
-        Err(why) => reject(total, Reason::Content(why)),
+        Err(reason) => reject(total, reason),
     }
 }
 
@@ -216,15 +222,19 @@ fn ascii(data: &[u8]) -> String {
 }
 
 /// The message a complete frame holds; `Err` says why its content is impossible.
-fn body(id: u8, data: &[u8]) -> Result<BoardMessage, String> {
-    let wrong = || format!("{} with {} data bytes", message_name(id), data.len());
+fn body(id: u8, data: &[u8]) -> Result<BoardMessage, Reason> {
+    // The header check already fixed the data length; this only keeps indexing total.
+    let wrong = || Reason::BadLength {
+        id,
+        total: data.len() + 3,
+    };
     Ok(match id {
         msg::FIELD_UPDATE => {
             let [field, code] = *data else {
                 return Err(wrong());
             };
             if field > 63 {
-                return Err(format!("FIELD_UPDATE for field {field} (fields are 0-63)"));
+                return Err(Reason::FieldOutOfRange { field });
             }
             BoardMessage::FieldUpdate {
                 field,
@@ -233,7 +243,7 @@ fn body(id: u8, data: &[u8]) -> Result<BoardMessage, String> {
         }
         msg::BWTIME => {
             let bytes: &[u8; 7] = data.try_into().map_err(|_| wrong())?;
-            match decode_bwtime(bytes)? {
+            match decode_bwtime(bytes).map_err(Reason::ImpossibleTime)? {
                 Bwtime::Times(times) => BoardMessage::ClockTimes(times),
                 Bwtime::Ack(ack) => BoardMessage::ClockAck(ack),
             }
@@ -263,7 +273,7 @@ fn body(id: u8, data: &[u8]) -> Result<BoardMessage, String> {
         }
         msg::EE_MOVES => BoardMessage::EeMoves(parse_records(data)),
         msg::NONE => BoardMessage::DgtNone,
-        _ => return Err(format!("unknown message id 0x{id:02x}")),
+        _ => return Err(Reason::UnknownId { id }),
     })
 }
 
