@@ -41,7 +41,11 @@ fn side() -> impl Strategy<Value = ClockSide> {
 }
 
 fn ee_record() -> impl Strategy<Value = EeRecord> {
-    let tags = (0u8..0x80).prop_filter_map("not a tag", |b| EeTag::from_byte(b).map(EeRecord::Tag));
+    let every_tag: Vec<EeRecord> = (0u8..0x80)
+        .filter_map(EeTag::from_byte)
+        .map(EeRecord::Tag)
+        .collect();
+    let tags = prop::sample::select(every_tag);
     prop_oneof![
         (0u8..64, 0u8..16, any::<bool>()).prop_map(|(field, code, quick)| EeRecord::Field {
             field,
@@ -160,8 +164,8 @@ fn clock_command() -> impl Strategy<Value = ClockCommand> {
 }
 
 fn command() -> impl Strategy<Value = Command> {
-    let single =
-        (0u8..=0xff).prop_filter_map("not a single-byte command", Command::from_single_byte);
+    let every_single: Vec<Command> = (0u8..=0xff).filter_map(Command::from_single_byte).collect();
+    let single = prop::sample::select(every_single);
     let leds = prop_oneof![
         (any::<bool>(), 0u8..64, 0u8..64).prop_map(|(on, start, end)| LedCommand::Fields {
             on,
@@ -368,6 +372,35 @@ proptest! {
             };
         }
         prop_assert_eq!(used + decoder.buffered(), bytes.len());
+    }
+}
+
+proptest! {
+    #[test]
+    fn host_bytes_split_anywhere_decode_as_in_one_piece(
+        parts in prop::collection::vec((command(), prop::collection::vec(any::<u8>(), 0..4)), 1..20),
+        cuts in prop::collection::vec(any::<prop::sample::Index>(), 0..20),
+    ) {
+        let mut bytes = Vec::new();
+        for (command, noise) in &parts {
+            command.encode(&mut bytes).expect("valid commands encode");
+            bytes.extend_from_slice(noise);
+        }
+        let run = |cuts: &[prop::sample::Index]| {
+            let mut points: Vec<usize> = cuts.iter().map(|c| c.index(bytes.len() + 1)).collect();
+            points.extend([0, bytes.len()]);
+            points.sort_unstable();
+            let mut decoder = CommandDecoder::new();
+            let mut out = Vec::new();
+            for pair in points.windows(2) {
+                decoder.push_bytes(&bytes[pair[0]..pair[1]]);
+                out.extend(std::iter::from_fn(|| decoder.poll()).filter(|d| {
+                    !matches!(d, DecodedCommand::Skipped { .. })
+                }));
+            }
+            out
+        };
+        prop_assert_eq!(run(&[]), run(&cuts));
     }
 }
 

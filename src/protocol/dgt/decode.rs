@@ -164,7 +164,8 @@ fn length_byte(id: u8, position: usize) -> impl Fn(&[u8]) -> IResult<&[u8], u8, 
 /// length.
 fn header(input: &[u8]) -> IResult<&[u8], (u8, usize), Reject> {
     let (rest, id) = byte(input)?;
-    if length_ok(id, 0).is_none() {
+    let known = length_ok(id, 0).is_some();
+    if !known {
         return reject(id_and_tail(input), Reason::UnknownId { id });
     }
     let (rest, (high, low)) = (length_byte(id, 1), length_byte(id, 2)).parse(rest)?;
@@ -175,20 +176,26 @@ fn header(input: &[u8]) -> IResult<&[u8], (u8, usize), Reject> {
     }
 }
 
-/// `len` data bytes, all with bit 7 clear. A bit-7 byte among them ends the message there,
-/// even before the rest has arrived. `clean` is how many data bytes are already known to be
-/// clear (so a long message arriving in pieces is scanned once).
-fn data<'a>(input: &'a [u8], len: usize, clean: &mut usize) -> IResult<&'a [u8], &'a [u8], Reject> {
+/// The `len` data bytes of message `id`, all with bit 7 clear. A bit-7 byte among them ends
+/// the message there, even before the rest has arrived: everything before it is refused.
+/// `clean` is how many data bytes are already known to be clear (so a long message arriving
+/// in pieces is scanned once).
+fn data<'a>(
+    input: &'a [u8],
+    id: u8,
+    len: usize,
+    clean: &mut usize,
+) -> IResult<&'a [u8], &'a [u8], Reject> {
     let have = &input[..len.min(input.len())];
     let from = (*clean).min(have.len());
     if let Some(at) = have[from..].iter().position(|b| b & 0x80 != 0) {
-        // The caller fills in the message's id and length.
+        let dropped = 3 + from + at;
         return reject(
-            from + at,
+            dropped,
             Reason::CutShort {
-                id: 0,
-                have: 0,
-                total: 0,
+                id,
+                have: dropped,
+                total: len + 3,
             },
         );
     }
@@ -199,20 +206,10 @@ fn data<'a>(input: &'a [u8], len: usize, clean: &mut usize) -> IResult<&'a [u8],
 /// One whole message off the front of `input`, which starts with a byte with bit 7 set.
 fn frame<'a>(input: &'a [u8], clean: &mut usize) -> IResult<&'a [u8], BoardMessage, Reject> {
     let (rest, (id, len)) = header(input)?;
-    let total = len + 3;
-    let (rest, data) = data(rest, len, clean).map_err(|e| {
-        e.map(|r| Reject {
-            skip: 3 + r.skip,
-            reason: Reason::CutShort {
-                id,
-                have: 3 + r.skip,
-                total,
-            },
-        })
-    })?;
+    let (rest, data) = data(rest, id, len, clean)?;
     match body(id, data) {
         Ok(message) => Ok((rest, message)),
-        Err(reason) => reject(total, reason),
+        Err(reason) => reject(len + 3, reason),
     }
 }
 
