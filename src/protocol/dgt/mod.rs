@@ -123,6 +123,22 @@ impl BoardMessage {
     }
 }
 
+/// The commands a board is sent when it is opened: reset (leave any mode, and bus mode after
+/// power-up), the whole board, update mode with clock times when they change, the
+/// firmware version, and the clock's version (its ack tells whether a clock is there).
+pub fn startup_commands() -> Vec<Vec<u8>> {
+    [
+        Command::Reset,
+        Command::SendBoard,
+        Command::SendUpdateNice,
+        Command::SendVersion,
+        Command::Clock(ClockCommand::Version),
+    ]
+    .iter()
+    .filter_map(|c| c.to_bytes().ok())
+    .collect()
+}
+
 /// What the decoder hands back.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Decoded {
