@@ -8,6 +8,7 @@
 
 pub mod bench;
 pub mod cli;
+pub mod device;
 
 pub mod event;
 pub mod game;

@@ -5,6 +5,7 @@
 //! and picks the exit status.
 
 mod bench;
+mod record;
 
 mod replay;
 
@@ -29,6 +30,8 @@ pub struct Cli {
 pub enum Command {
     /// Replay a recorded trace and print what eboardd decides, as JSON lines.
     Replay(replay::ReplayArgs),
+    /// Record a board's traffic to a trace file while printing what it decodes.
+    Record(record::RecordArgs),
     /// Record a board's traffic to a trace file while printing what it decodes.
 
     /// Measure throughput and print the figures.
@@ -77,6 +80,7 @@ impl CliError {
 pub fn run(cli: Cli) -> anyhow::Result<()> {
     match cli.command {
         Command::Replay(args) => replay::run(args),
+        Command::Record(args) => record::run(args),
 
         Command::Bench(args) => bench::run(args),
     }

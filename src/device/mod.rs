@@ -103,7 +103,8 @@ impl Device {
         header
             .other
             .push(("device".to_string(), self.path.display().to_string()));
-        self.trace = Some(TraceWriter::new(BufWriter::new(file), &header).map_err(DeviceError::Trace)?);
+        self.trace =
+            Some(TraceWriter::new(BufWriter::new(file), &header).map_err(DeviceError::Trace)?);
         Ok(())
     }
 
@@ -151,9 +152,10 @@ impl Device {
             if let Some(event) = self.core.poll_event() {
                 return Ok(DeviceOutput::Event(event));
             }
-            let deadline = self.core.poll_timeout().map(|t| {
-                self.origin + Duration::from_micros(t.as_micros())
-            });
+            let deadline = self
+                .core
+                .poll_timeout()
+                .map(|t| self.origin + Duration::from_micros(t.as_micros()));
             tokio::select! {
                 read = self.port.read(&mut self.buf) => {
                     let n = read.map_err(|e| self.disconnected(&e))?;

@@ -1,7 +1,7 @@
 //! Clock readings from DGT clocks reported through the board.
 
 use crate::event::Side;
-use crate::protocol::dgt::ClockTimes;
+use crate::protocol::dgt::{ClockSide, ClockTimes};
 
 /// A clock reading with the sides mapped to White and Black.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -31,22 +31,20 @@ impl ClockState {
         times: &ClockTimes,
         white_is_left: bool,
     ) -> Option<(Option<ClockReading>, bool)> {
-        let all_zero = times.left.millis() == 0 && times.right.millis() == 0 && times.status == 0;
-        if times.no_clock() || all_zero {
+        if times.no_clock() || times.is_null() {
             return None;
         }
         let lever = times.lever_right_high();
         let pressed = self.last_lever_right_high.is_some_and(|last| last != lever);
         self.last_lever_right_high = Some(lever);
 
-        // The side whose lever is up is the side whose clock runs.
-        let left_runs = !lever;
-        let side = if left_runs == white_is_left {
-            Side::White
-        } else {
-            Side::Black
-        };
-        let running = times.running().then_some(side);
+        let running = times.running_side().map(|side| {
+            if (side == ClockSide::Left) == white_is_left {
+                Side::White
+            } else {
+                Side::Black
+            }
+        });
         let (white, black) = if white_is_left {
             (times.left, times.right)
         } else {

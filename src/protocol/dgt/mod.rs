@@ -1,14 +1,76 @@
-//! The DGT e-board protocol (see `protocols/dgt.md`).
+//! The DGT e-board protocol: bytes ⇄ typed messages in both directions, for both ends of
+//! the wire (see `protocols/dgt.md` for the byte layouts and the quirks we handle).
 //!
-//! INTERFACE CONTRACT (the items below are used by `sensing`, `sim` and `replay`; keep their
-//! names and meaning, add whatever else the protocol needs).
+//! This module is a codec and nothing else. It does no IO, reads no clock and knows no
+//! game: it is handed bytes and hands back messages, or is handed messages and hands back
+//! bytes. Timing rules of the protocol (one clock command at a time, keep-alive, debouncing)
+//! belong to the layers that own time; they are described in the protocol notes, not
+//! enforced here.
+//!
+//! # Board → host
+//! * [`Decoder`] turns the board's byte stream into [`BoardMessage`]s. It finds message
+//!   starts by bit 7, validates each message's length by its id, drops damaged messages and
+//!   reports every dropped byte as [`Decoded::Skipped`].
+//! * [`BoardMessage::encode`] writes a message as a board would (for the board emulator and
+//!   for tests).
+//!
+//! # Host → board
+//! * [`Command`] is every command the host may send; [`Command::encode`] writes it.
+//!   Commands that flash firmware or change the board's EEPROM settings are not commands
+//!   here at all (see [`ForbiddenCommand`]).
+//! * [`CommandDecoder`] reads host bytes as a board would (for the emulator and for tests).
+//!
+//! # Numbers
+//! [`field_square`], [`piece_from_code`], [`FieldContent`] and the constants in [`msg`] and
+//! [`cmd`] translate the board's numbering into shakmaty's types.
+//!
+//! ```
+//! use eboardd::protocol::dgt::{BoardMessage, Decoded, Decoder};
+//!
+//! let mut decoder = Decoder::new();
+//! decoder.push_bytes(&[0x8e, 0x00, 0x05, 0x34]);
+//! assert_eq!(decoder.poll(), None); // the message is not complete yet
+//! decoder.push_bytes(&[0x00]);
+//! assert_eq!(
+//!     decoder.poll(),
+//!     Some(Decoded::Message(BoardMessage::FieldUpdate { field: 0x34, code: 0 }))
+//! );
+//! ```
 
-use shakmaty::{Piece, Square};
+mod buffer;
+mod clock;
+mod clock_cmd;
+mod codes;
+mod command;
+mod command_decode;
+mod decode;
+mod ee;
+mod encode;
+mod messages;
+
+#[cfg(test)]
+mod tests;
+
+pub use clock::{ClockAck, ClockButton, ClockFace, ClockSide, ClockTimes, ack, status};
+pub use clock_cmd::{
+    ClockCommand, ClockIcons, Hms, RunningSide, XlDisplay, icon, seven_segment, xl_segments,
+};
+pub use codes::{
+    EMPTY, FieldContent, SpecialPiece, cmd, field_square, is_field, msg, piece_code,
+    piece_from_code, rotated_field, square_field,
+};
+pub use command::{BusAddress, BusCommand, BusRequest, Command, ForbiddenCommand, LedCommand};
+pub use command_decode::{CommandDecoder, DecodedCommand};
+pub use decode::{Decoder, MAX_BUFFERED, MAX_MESSAGE_LEN};
+pub use ee::{EeRecord, EeTag};
+pub use encode::EncodeError;
+pub use messages::{BatteryStatus, FirmwareVersion};
 
 /// A board→host message.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum BoardMessage {
-    /// BOARD_DUMP (0x86): the 64 piece codes in field order (field 0 = a8 … 63 = h1).
+    /// BOARD_DUMP (0x86): the 64 piece codes in field order (field 0 = a8 … 63 = h1), as
+    /// sent (read them with [`piece_from_code`] or [`FieldContent::from_code`]).
     BoardDump(Box<[u8; 64]>),
     /// FIELD_UPDATE (0x8e): one field changed to a piece code (0 = empty).
     FieldUpdate {
@@ -21,79 +83,60 @@ pub enum BoardMessage {
     ClockTimes(ClockTimes),
     /// BWTIME (0x8d) carrying a clock acknowledgement.
     ClockAck(ClockAck),
-    /// Anything else (version, serial numbers, trademark, battery, bus address, EE moves,
-    /// DGT_NONE): the decoder's own variants go here.
-    Other,
+    /// VERSION (0x93): the board's firmware version.
+    Version(FirmwareVersion),
+    /// SERIALNR (0x91): the serial number as sent, 5 ASCII digits, or 9 characters on
+    /// old boards (digits, a space and a 3-character storage version).
+    SerialNr(String),
+    /// LONG_SERIALNR (0xa2): the long serial number as sent (usually 10 ASCII characters;
+    /// any length from 1 to 32 is accepted).
+    LongSerialNr(String),
+    /// TRADEMARK (0x92): the board's identification text (ASCII, up to 512 characters).
+    Trademark(String),
+    /// BATTERY_STATUS (0xa0): the battery report of a Bluetooth board.
+    BatteryStatus(BatteryStatus),
+    /// BUSADRES (0x90): the 14-bit bus address.
+    BusAddress(BusAddress),
+    /// EE_MOVES (0x8f): the board's event log, oldest record first.
+    EeMoves(Vec<EeRecord>),
+    /// DGT_NONE (0x80): a header-only message with no meaning. Some boards send many;
+    /// the layer above may count them.
+    DgtNone,
 }
 
-/// One clock face as BWTIME reports it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub struct ClockFace {
-    /// Hours 0–9.
-    pub hours: u8,
-    /// Minutes 0–59.
-    pub minutes: u8,
-    /// Seconds 0–59.
-    pub seconds: u8,
-    /// The flag fell and the clock is blocked at zero.
-    pub flag_fallen: bool,
-    /// The time-per-move (Bronstein/Fischer) indicator.
-    pub time_per_move: bool,
-    /// A flag is shown while the clock may still run (next period).
-    pub flag_shown: bool,
-}
-
-impl ClockFace {
-    /// The time shown, in milliseconds.
-    pub fn millis(&self) -> u64 {
-        (u64::from(self.hours) * 3600 + u64::from(self.minutes) * 60 + u64::from(self.seconds))
-            * 1000
+impl BoardMessage {
+    /// The message id this message is sent with.
+    pub fn id(&self) -> u8 {
+        match self {
+            BoardMessage::BoardDump(_) => msg::BOARD_DUMP,
+            BoardMessage::FieldUpdate { .. } => msg::FIELD_UPDATE,
+            BoardMessage::ClockTimes(_) | BoardMessage::ClockAck(_) => msg::BWTIME,
+            BoardMessage::Version(_) => msg::VERSION,
+            BoardMessage::SerialNr(_) => msg::SERIALNR,
+            BoardMessage::LongSerialNr(_) => msg::LONG_SERIALNR,
+            BoardMessage::Trademark(_) => msg::TRADEMARK,
+            BoardMessage::BatteryStatus(_) => msg::BATTERY_STATUS,
+            BoardMessage::BusAddress(_) => msg::BUSADRES,
+            BoardMessage::EeMoves(_) => msg::EE_MOVES,
+            BoardMessage::DgtNone => msg::NONE,
+        }
     }
 }
 
-/// BWTIME as clock times: left and right are physical, as seen from the front.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub struct ClockTimes {
-    /// The left display.
-    pub left: ClockFace,
-    /// The right display.
-    pub right: ClockFace,
-    /// The raw status byte (d6).
-    pub status: u8,
-}
-
-impl ClockTimes {
-    /// Status bit 0: the clock is running.
-    pub fn running(&self) -> bool {
-        self.status & 0x01 != 0
-    }
-    /// Status bit 1: the lever is high on the right (so the right clock runs).
-    pub fn lever_right_high(&self) -> bool {
-        self.status & 0x02 != 0
-    }
-    /// Status bit 5: no clock is connected and the times are not valid.
-    pub fn no_clock(&self) -> bool {
-        self.status & 0x20 != 0
-    }
-}
-
-/// BWTIME as a clock acknowledgement: the four rebuilt 8-bit ack bytes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub struct ClockAck {
-    /// ack0..ack3.
-    pub bytes: [u8; 4],
-}
-
-/// The piece a DGT piece code stands for; empty and the special pieces give `None`.
-pub fn piece_from_code(code: u8) -> Option<Piece> {
-    let _ = code;
-    None
-}
-
-/// The square of a field number in the board's own numbering (0 = a8 … 63 = h1).
-pub fn field_square(field: u8) -> Square {
-    let _ = field;
-    Square::A1
+/// The commands a board is sent when it is opened: reset (leave any mode, and bus mode after
+/// power-up), the whole board, update mode with clock times when they change, the
+/// firmware version, and the clock's version (its ack tells whether a clock is there).
+pub fn startup_commands() -> Vec<Vec<u8>> {
+    [
+        Command::Reset,
+        Command::SendBoard,
+        Command::SendUpdateNice,
+        Command::SendVersion,
+        Command::Clock(ClockCommand::Version),
+    ]
+    .iter()
+    .filter_map(|c| c.to_bytes().ok())
+    .collect()
 }
 
 /// What the decoder hands back.
@@ -108,23 +151,4 @@ pub enum Decoded {
         /// Why, for people.
         reason: String,
     },
-}
-
-/// A streaming decoder of board→host bytes.
-#[derive(Debug, Default)]
-pub struct Decoder {}
-
-impl Decoder {
-    /// A decoder with nothing buffered.
-    pub fn new() -> Self {
-        Self::default()
-    }
-    /// Appends bytes as read from the port.
-    pub fn push_bytes(&mut self, bytes: &[u8]) {
-        let _ = bytes;
-    }
-    /// The next complete message or skip report; `None` when more bytes are needed.
-    pub fn poll(&mut self) -> Option<Decoded> {
-        None
-    }
 }
