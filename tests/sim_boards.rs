@@ -38,6 +38,7 @@ fn event(ms: u64, square: Square, piece: Option<Piece>) -> PhysicalEvent {
 fn dgt_schedule(seed: u64, end: Time) -> HashMap<Square, Vec<Time>> {
     let mut m = DgtModel::new(DgtConfig::default(), &start(), seed);
     let tl = Timeline {
+        presses: Vec::new(),
         start: start(),
         events: Vec::new(),
     };
@@ -64,6 +65,7 @@ fn apply(start: &Squares, sensed: &[SensedChange]) -> Squares {
 fn dgt_reports_each_change_at_the_next_scan_of_its_square() {
     let seed = 21;
     let tl = Timeline {
+        presses: Vec::new(),
         start: start(),
         events: vec![
             event(1000, Square::E2, None),
@@ -103,6 +105,7 @@ fn dgt_never_reports_a_state_shorter_than_the_gap_between_two_scans() {
     let back = lift + Duration::from_millis(120);
     assert!(back < scans[4]);
     let tl = Timeline {
+        presses: Vec::new(),
         start: start(),
         events: vec![
             PhysicalEvent {
@@ -155,6 +158,7 @@ fn dgt_can_report_the_new_square_before_the_old_one() {
 #[test]
 fn dgt_board_dump_reports_what_the_board_last_saw() {
     let tl = Timeline {
+        presses: Vec::new(),
         start: start(),
         events: vec![
             event(100, Square::E2, None),
@@ -198,6 +202,7 @@ fn a_turned_dgt_board_scans_from_h1() {
 #[test]
 fn millennium_emits_one_frame_per_scan() {
     let tl = Timeline {
+        presses: Vec::new(),
         start: start(),
         events: vec![
             event(500, Square::E2, None),
@@ -234,6 +239,7 @@ fn millennium_scan_time_follows_its_register() {
     };
     assert_eq!(cfg.scan_period(), Duration::from_micros(48 * 2048));
     let tl = Timeline {
+        presses: Vec::new(),
         start: start(),
         events: vec![],
     };
@@ -246,6 +252,7 @@ fn millennium_scan_time_follows_its_register() {
 #[test]
 fn millennium_on_change_mode_sends_only_changed_scans() {
     let tl = Timeline {
+        presses: Vec::new(),
         start: start(),
         events: vec![
             event(500, Square::E2, None),
@@ -269,6 +276,7 @@ fn millennium_on_change_mode_sends_only_changed_scans() {
 fn millennium_debounce_mode_hides_short_states() {
     // A square empty for 60 ms: seen by a 41 ms scan, but not stable for 5 scans.
     let tl = Timeline {
+        presses: Vec::new(),
         start: start(),
         events: vec![
             event(500, Square::E2, None),

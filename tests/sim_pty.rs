@@ -20,8 +20,7 @@ fn a_millennium_board_on_a_pty_answers_the_host_and_plays_the_game() {
         .play(game)
         .expect("plays");
     let until = perf.timeline.end() + Duration::from_millis(800);
-    let board =
-        EmulatedBoard::new(Protocol::Millennium, &perf.timeline.start, 3).expect("emulator");
+    let board = EmulatedBoard::new(Protocol::Millennium, &perf.timeline.start, 3);
     let speed = 40.0;
     let mut pty = PtyBoard::open(board, speed).expect("pty");
     let path = pty.path().to_string();

@@ -5,9 +5,9 @@ use std::time::Duration;
 
 use eboardd::protocol::Protocol;
 use eboardd::sensing::{Sensed, Sensing, SensingConfig};
+use eboardd::sim::HandOptions;
 use eboardd::sim::games::{drills, real_games};
 use eboardd::sim::trace::{TraceOptions, generate_trace};
-use eboardd::sim::{HandOptions, SimError};
 use eboardd::trace::{Direction, parse_trace};
 use shakmaty::Position;
 
@@ -21,14 +21,23 @@ fn options() -> TraceOptions {
 
 #[test]
 fn a_millennium_trace_reads_back_as_the_changes_the_board_model_sent() {
+    reads_back_as_the_changes_the_board_model_sent(Protocol::Millennium);
+}
+
+#[test]
+fn a_dgt_trace_reads_back_as_the_changes_the_board_model_sent() {
+    reads_back_as_the_changes_the_board_model_sent(Protocol::Dgt);
+}
+
+fn reads_back_as_the_changes_the_board_model_sent(protocol: Protocol) {
     let mut games = real_games();
     games.extend(drills());
     for (i, game) in games.iter().enumerate() {
-        let out = generate_trace(game, Protocol::Millennium, i as u64, &options())
+        let out = generate_trace(game, protocol, i as u64, &options())
             .unwrap_or_else(|e| panic!("{}: {e}", game.name()));
         let trace = parse_trace(&out.text).expect("the trace reads back");
-        assert_eq!(trace.header.protocol, Protocol::Millennium);
-        let mut sensing = Sensing::new(Protocol::Millennium, SensingConfig::default());
+        assert_eq!(trace.header.protocol, protocol);
+        let mut sensing = Sensing::new(protocol, SensingConfig::default());
         let mut changes = Vec::new();
         let mut skipped = 0;
         let mut first_board = None;
@@ -116,13 +125,6 @@ fn the_truth_json_matches_the_shared_format() {
     );
     assert_eq!(v["chess960"], serde_json::Value::Bool(false));
     assert!(v["start_fen"].is_string());
-}
-
-#[test]
-fn a_dgt_trace_says_its_codec_is_missing_for_now() {
-    let game = &real_games()[0];
-    let r = generate_trace(game, Protocol::Dgt, 1, &TraceOptions::default());
-    assert!(matches!(r, Err(SimError::Unsupported(_))));
 }
 
 #[test]

@@ -5,7 +5,7 @@
 //! belongs to and what it was part of ([`Part`]), so that a sensed report can be traced
 //! back to the move that caused it. This module knows nothing of sensors or protocols.
 
-use shakmaty::{Board, Piece, Square};
+use shakmaty::{Board, Color, Piece, Square};
 
 use crate::time::Time;
 
@@ -63,6 +63,17 @@ pub struct PhysicalEvent {
     pub part: Part,
 }
 
+/// A press of the clock: `by` stops their own clock and starts the opponent's.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ClockPress {
+    /// When the lever moved.
+    pub t: Time,
+    /// Who pressed.
+    pub by: Color,
+    /// The ply just played.
+    pub ply: u32,
+}
+
 /// A game on a physical board: the start and every change, in time order.
 #[derive(Debug, Clone)]
 pub struct Timeline {
@@ -70,9 +81,20 @@ pub struct Timeline {
     pub start: Squares,
     /// Every change, in non-decreasing time; changes of one square are strictly increasing.
     pub events: Vec<PhysicalEvent>,
+    /// Every press of the clock, in time order.
+    pub presses: Vec<ClockPress>,
 }
 
 impl Timeline {
+    /// A timeline of `events` from `start`, with no clock presses.
+    pub fn new(start: Squares, events: Vec<PhysicalEvent>) -> Timeline {
+        Timeline {
+            start,
+            events,
+            presses: Vec::new(),
+        }
+    }
+
     /// The board at time `t` (changes at `t` included).
     pub fn state_at(&self, t: Time) -> Squares {
         let mut c = Cursor::new(self);
@@ -80,9 +102,11 @@ impl Timeline {
         *c.squares()
     }
 
-    /// The time of the last change, or zero.
+    /// The time of the last change or clock press, or zero.
     pub fn end(&self) -> Time {
-        self.events.last().map_or(Time::ZERO, |e| e.t)
+        let last_event = self.events.last().map_or(Time::ZERO, |e| e.t);
+        let last_press = self.presses.last().map_or(Time::ZERO, |p| p.t);
+        last_event.max(last_press)
     }
 }
 
@@ -92,6 +116,7 @@ impl Timeline {
 pub struct Cursor<'a> {
     timeline: &'a Timeline,
     next: usize,
+    next_press: usize,
     squares: Squares,
     cause: [(u32, Part); 64],
 }
@@ -102,6 +127,7 @@ impl<'a> Cursor<'a> {
         Cursor {
             timeline,
             next: 0,
+            next_press: 0,
             squares: timeline.start,
             cause: [(0, Part::Move); 64],
         }
@@ -117,6 +143,24 @@ impl<'a> Cursor<'a> {
             self.cause[e.square as usize] = (e.ply, e.part);
             self.next += 1;
         }
+        while self
+            .timeline
+            .presses
+            .get(self.next_press)
+            .is_some_and(|p| p.t <= t)
+        {
+            self.next_press += 1;
+        }
+    }
+
+    /// How many clock presses have happened, and the last of them.
+    pub fn presses(&self) -> (usize, Option<ClockPress>) {
+        let last = self
+            .next_press
+            .checked_sub(1)
+            .and_then(|i| self.timeline.presses.get(i))
+            .copied();
+        (self.next_press, last)
     }
 
     /// The board as of the last `advance_to`.
@@ -147,6 +191,7 @@ mod tests {
             role: Role::Pawn,
         };
         let tl = Timeline {
+            presses: Vec::new(),
             start: squares_of(&Board::default()),
             events: vec![
                 PhysicalEvent {

@@ -86,11 +86,7 @@ pub fn generate_trace(
 ) -> Result<GeneratedTrace, SimError> {
     let performance = Hand::new(seed, options.hand).play(game)?;
     let start = &performance.timeline.start;
-    let mut board = EmulatedBoard::with_options(protocol, &options.board, start, seed).ok_or(
-        SimError::Unsupported(format!(
-            "no {protocol} board emulator yet (its codec is missing)"
-        )),
-    )?;
+    let mut board = EmulatedBoard::with_options(protocol, &options.board, start, seed);
     let end = performance.timeline.end() + options.tail;
     let session = run_session(
         &mut board,

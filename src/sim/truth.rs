@@ -26,6 +26,8 @@ pub struct PlyTruth {
     /// The last physical change of the move: the piece released (after any flicker), the
     /// captured piece or the pawn removed, the rook of a castling released.
     pub move_end: Time,
+    /// When the mover pressed the clock after the move, if they did.
+    pub clock_press: Option<Time>,
     /// The behaviours used for this ply, in the order they happened.
     pub behaviours: Vec<Behaviour>,
     /// The FEN after the move.

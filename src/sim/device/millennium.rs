@@ -292,6 +292,7 @@ mod tests {
         assert!(replies(&mut dev).is_empty());
         // After the restart the board scans and reports again.
         let tl = Timeline {
+            presses: Vec::new(),
             start,
             events: Vec::new(),
         };

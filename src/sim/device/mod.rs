@@ -9,6 +9,7 @@
 //! back the bytes for the host with their wire times. [`run_session`] drives one over a
 //! whole game; a pseudo-terminal emulator or a trace writer is a thin shell around it.
 
+pub mod dgt;
 pub mod millennium;
 
 use crate::protocol::Protocol;
@@ -16,6 +17,7 @@ use crate::sim::board::SensedChange;
 use crate::sim::timeline::{Cursor, Squares, Timeline};
 use crate::time::Time;
 
+pub use dgt::{DgtDevice, DgtDeviceConfig};
 pub use millennium::{MillenniumDevice, MillenniumDeviceConfig};
 
 /// Bytes the board sent, with their times on the line.
@@ -41,6 +43,9 @@ pub struct BoardOptions {
     pub dgt_scan_ms: (f64, f64),
     /// Millennium: the scan-time register at power-on (units of 2.048 ms).
     pub millennium_scan_register: u8,
+    /// DGT: a clock is attached (a DGT3000: it acknowledges clock commands, runs, and
+    /// the hand's presses move its lever).
+    pub clock: bool,
 }
 
 impl Default for BoardOptions {
@@ -50,34 +55,33 @@ impl Default for BoardOptions {
             parity: true,
             dgt_scan_ms: (200.0, 250.0),
             millennium_scan_register: 20,
+            clock: false,
         }
     }
 }
 
 /// An emulated board of either protocol.
-#[derive(Debug, Clone)]
+#[derive(Debug)]
 pub enum EmulatedBoard {
+    /// A DGT board.
+    Dgt(Box<DgtDevice>),
     /// A Millennium ChessLink board.
     Millennium(Box<MillenniumDevice>),
 }
 
 impl EmulatedBoard {
     /// A board of `protocol` with default settings that has seen `start`.
-    ///
-    /// Returns `None` for a protocol whose codec is not available yet (DGT).
-    pub fn new(protocol: Protocol, start: &Squares, seed: u64) -> Option<EmulatedBoard> {
+    pub fn new(protocol: Protocol, start: &Squares, seed: u64) -> EmulatedBoard {
         EmulatedBoard::with_options(protocol, &BoardOptions::default(), start, seed)
     }
 
     /// A board of `protocol` set up as `options` say that has seen `start`.
-    ///
-    /// Returns `None` for a protocol whose codec is not available yet (DGT).
     pub fn with_options(
         protocol: Protocol,
         options: &BoardOptions,
         start: &Squares,
         seed: u64,
-    ) -> Option<EmulatedBoard> {
+    ) -> EmulatedBoard {
         match protocol {
             Protocol::Millennium => {
                 let mut cfg = MillenniumDeviceConfig {
@@ -88,17 +92,27 @@ impl EmulatedBoard {
                 if options.turned {
                     cfg.model.cable = cfg.model.cable.flipped();
                 }
-                Some(EmulatedBoard::Millennium(Box::new(MillenniumDevice::new(
-                    cfg, start, seed,
-                ))))
+                EmulatedBoard::Millennium(Box::new(MillenniumDevice::new(cfg, start, seed)))
             }
-            Protocol::Dgt => None,
+            Protocol::Dgt => {
+                let cfg = DgtDeviceConfig {
+                    model: crate::sim::board::DgtConfig {
+                        scan_min_ms: options.dgt_scan_ms.0,
+                        scan_max_ms: options.dgt_scan_ms.1,
+                        rotated: options.turned,
+                    },
+                    clock: options.clock,
+                    ..DgtDeviceConfig::default()
+                };
+                EmulatedBoard::Dgt(Box::new(DgtDevice::new(cfg, start, seed)))
+            }
         }
     }
 
     /// The protocol the board speaks.
     pub fn protocol(&self) -> Protocol {
         match self {
+            EmulatedBoard::Dgt(_) => Protocol::Dgt,
             EmulatedBoard::Millennium(_) => Protocol::Millennium,
         }
     }
@@ -106,6 +120,7 @@ impl EmulatedBoard {
     /// The host wrote `bytes` at `now`.
     pub fn handle_host_bytes(&mut self, now: Time, bytes: &[u8]) {
         match self {
+            EmulatedBoard::Dgt(d) => d.handle_host_bytes(now, bytes),
             EmulatedBoard::Millennium(d) => d.handle_host_bytes(now, bytes),
         }
     }
@@ -113,6 +128,7 @@ impl EmulatedBoard {
     /// When the board next samples a square.
     pub fn poll_timeout(&self) -> Time {
         match self {
+            EmulatedBoard::Dgt(d) => d.poll_timeout(),
             EmulatedBoard::Millennium(d) => d.poll_timeout(),
         }
     }
@@ -120,6 +136,7 @@ impl EmulatedBoard {
     /// Samples the square due now from `physical` (advanced to `poll_timeout`).
     pub fn handle_timeout(&mut self, physical: &Cursor<'_>) {
         match self {
+            EmulatedBoard::Dgt(d) => d.handle_timeout(physical),
             EmulatedBoard::Millennium(d) => d.handle_timeout(physical),
         }
     }
@@ -127,6 +144,7 @@ impl EmulatedBoard {
     /// The next bytes for the host.
     pub fn poll_transmit(&mut self) -> Option<Transmission> {
         match self {
+            EmulatedBoard::Dgt(d) => d.poll_transmit(),
             EmulatedBoard::Millennium(d) => d.poll_transmit(),
         }
     }
@@ -134,23 +152,24 @@ impl EmulatedBoard {
     /// The square changes sent to the host since the last call.
     pub fn take_sensed(&mut self) -> Vec<SensedChange> {
         match self {
+            EmulatedBoard::Dgt(d) => d.take_sensed(),
             EmulatedBoard::Millennium(d) => d.take_sensed(),
         }
     }
 }
 
 /// What the host writes when it opens a board: the daemon's start-up sequence, all at
-/// time zero (Millennium: [`millennium::startup_commands`](crate::protocol::millennium::startup_commands)).
+/// time zero ([`dgt::startup_commands`](crate::protocol::dgt::startup_commands),
+/// [`millennium::startup_commands`](crate::protocol::millennium::startup_commands)).
 pub fn daemon_startup(protocol: Protocol) -> Vec<(Time, Vec<u8>)> {
     match protocol {
         Protocol::Millennium => crate::protocol::millennium::startup_commands()
             .into_iter()
             .map(|c| (Time::ZERO, c))
             .collect(),
-        // The usual DGT opening: reset, board dump, update mode (nice), version.
-        Protocol::Dgt => [0x40u8, 0x42, 0x4b, 0x4d]
+        Protocol::Dgt => crate::protocol::dgt::startup_commands()
             .into_iter()
-            .map(|b| (Time::ZERO, vec![b]))
+            .map(|c| (Time::ZERO, c))
             .collect(),
     }
 }

@@ -14,7 +14,7 @@ use super::HandOptions;
 use crate::sim::SimError;
 use crate::sim::behaviour::Behaviour;
 use crate::sim::rng::Rng;
-use crate::sim::timeline::{Part, PhysicalEvent, Squares};
+use crate::sim::timeline::{ClockPress, Part, PhysicalEvent, Squares};
 use crate::time::Time;
 
 /// The hand at work: board, clock, timeline and the behaviours of the current ply.
@@ -29,6 +29,7 @@ pub(crate) struct Choreo {
     pub(crate) opts: HandOptions,
     /// Behaviours used in the current ply, in order, without repeats.
     pub(crate) used: Vec<Behaviour>,
+    pub(crate) presses: Vec<ClockPress>,
     last_change: [Option<Time>; 64],
 }
 
@@ -43,6 +44,7 @@ impl Choreo {
             rng,
             opts,
             used: Vec::new(),
+            presses: Vec::new(),
             last_change: [None; 64],
         }
     }

@@ -25,7 +25,7 @@ use super::SimError;
 use super::behaviour::Behaviour;
 use super::pgn::Game;
 use super::rng::Rng;
-use super::timeline::{Part, Timeline, squares_of};
+use super::timeline::{ClockPress, Part, Timeline, squares_of};
 use super::truth::{Observation, PlyTruth, ResultTruth, TakebackTruth, Touch, Truth};
 
 /// A seeded, reproducible hand.
@@ -96,6 +96,17 @@ impl Hand {
             let move_start = c.events.get(first).map_or(c.now, |e| e.t);
             let move_end = c.last_event_time().unwrap_or(c.now);
             check_board(&c, &positions[i + 1])?;
+            let clock_press = if c.rng.chance(self.options.clock_press) {
+                c.human(150.0, 450.0);
+                c.presses.push(ClockPress {
+                    t: c.now,
+                    by: pos.turn(),
+                    ply: c.ply,
+                });
+                Some(c.now)
+            } else {
+                None
+            };
             played.truncate(i);
             played.push(PlyTruth {
                 ply: c.ply,
@@ -103,6 +114,7 @@ impl Hand {
                 san: SanPlus::from_move(pos.clone(), m).to_string(),
                 move_start,
                 move_end,
+                clock_press,
                 behaviours: c.used.clone(),
                 fen_after: Fen::from_position(&positions[i + 1], EnPassantMode::Legal).to_string(),
             });
@@ -149,6 +161,7 @@ impl Hand {
             timeline: Timeline {
                 start,
                 events: c.events,
+                presses: c.presses,
             },
             truth,
         })

@@ -98,6 +98,9 @@ pub struct HandOptions {
     /// Chance that a move is first made to a square the piece may not go to, then
     /// corrected.
     pub illegal: f64,
+    /// Chance that the mover presses the clock after a move (150–450 ms after its last
+    /// change); the opponent then moves after the press.
+    pub clock_press: f64,
     /// Chance that, after the last move of a game that was resigned or agreed drawn (not
     /// ended on the board by mate or stalemate), the players show the result by putting
     /// both kings on the centre squares: both on light squares 1-0, both on dark 0-1, one
@@ -145,6 +148,7 @@ impl Default for HandOptions {
             flicker: 0.15,
             takeback: 0.0,
             illegal: 0.0,
+            clock_press: 0.0,
             result_gesture: 0.0,
         }
     }
@@ -211,6 +215,7 @@ impl HandOptions {
             flicker: 0.4,
             takeback: 0.03,
             illegal: 0.03,
+            clock_press: 0.5,
             result_gesture: 0.5,
             ..HandOptions::default()
         }
