@@ -1,12 +1,15 @@
-//! Plays every game of a directory of PGN files through the hand and both board models.
+//! Plays every game of a directory of PGN files through the hand, both emulated boards and
+//! the project's own trace reader and sensing layer.
 //!
 //! Ignored by default: run with `EBOARDD_PGN_DIR=/path/to/pgn cargo test --test
 //! sim_shared_data -- --ignored --nocapture`.
 
 use eboardd::protocol::Protocol;
+use eboardd::sensing::{Sensing, SensingConfig};
 use eboardd::sim::pgn::read_games;
-use eboardd::sim::timeline::squares_of;
-use eboardd::sim::{HandOptions, simulate};
+use eboardd::sim::timeline::placement_of;
+use eboardd::sim::{HandOptions, TraceOptions, generate_trace};
+use eboardd::trace::parse_trace;
 use shakmaty::Position;
 
 #[test]
@@ -20,6 +23,10 @@ fn every_game_of_a_pgn_directory_plays_on_both_boards() {
     let mut bad = 0;
     let mut entries: Vec<_> = std::fs::read_dir(&dir).expect("dir").flatten().collect();
     entries.sort_by_key(|e| e.path());
+    let options = TraceOptions {
+        hand: HandOptions::torture(),
+        ..TraceOptions::default()
+    };
     for entry in entries {
         let path = entry.path();
         if path.extension().is_none_or(|e| e != "pgn") {
@@ -36,15 +43,27 @@ fn every_game_of_a_pgn_directory_plays_on_both_boards() {
                 }
             };
             for protocol in [Protocol::Dgt, Protocol::Millennium] {
-                let sim = simulate(&game, protocol, i as u64 + 1, &HandOptions::torture())
+                let out = generate_trace(&game, protocol, i as u64 + 1, &options)
                     .unwrap_or_else(|e| panic!("{} {}: {e}", path.display(), game.name()));
-                // The host's view ends equal to the physical board.
-                let mut view = squares_of(game.start.board());
-                for s in &sim.sensed {
-                    view[s.change.square as usize] = s.change.piece;
+                let trace = parse_trace(&out.text).expect("reads back");
+                let mut sensing = Sensing::new(protocol, SensingConfig::default());
+                for chunk in trace.from_board() {
+                    sensing.handle_input(chunk.t, &chunk.bytes);
+                    while sensing.poll().is_some() {}
                 }
-                let tl = &sim.performance.timeline;
-                assert_eq!(view, tl.state_at(tl.end()), "{}", game.name());
+                // The board as it physically ended (after any result gesture).
+                let tl = &out.performance.timeline;
+                let physical = placement_of(&tl.state_at(tl.end()));
+                assert_eq!(
+                    sensing.board().to_string(),
+                    physical,
+                    "{} {protocol}",
+                    game.name()
+                );
+                if out.truth.result.is_none() {
+                    let end = game.positions().last().expect("positions").board().clone();
+                    assert_eq!(sensing.board(), end, "{} {protocol}", game.name());
+                }
             }
             games += 1;
             plies += game.moves.len();

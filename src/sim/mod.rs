@@ -1,20 +1,42 @@
-//! Simulation: a hand that plays real games on a board the way people do, and models of
-//! the boards that turn the physical board into what their sensors report.
+//! Simulation: a hand that plays real games on a board the way people do, models of the
+//! boards that turn the physical board into what their sensors report, and emulated boards
+//! that speak each protocol's device side.
 //!
-//! The pieces, from the game to what the host sees:
+//! The pieces, from the game to the bytes the host reads:
 //! - [`pgn`]: games read from PGN (standard and Chess960), moves resolved with shakmaty;
+//!   [`games`]: a few embedded real games and drills of every special move.
 //! - [`hand`]: a seeded [`Hand`] turns a game into a [`Timeline`] of physical changes
-//!   (what truly stands on each square, and when) and the [`Truth`] a correct tracker
-//!   reports: every move with the time of its last physical change, touches, takebacks;
-//! - [`board`]: sans-IO board models in virtual time. The DGT model scans its squares
+//!   (what truly stands on each square, and when; clock presses) and the [`Truth`] a
+//!   correct tracker reports: every move with the time of its last physical change, the
+//!   behaviours used ([`Behaviour`]), touches and Article 4 observations, takebacks, the
+//!   result gesture.
+//! - [`board`]: sans-IO sensing models in virtual time. The DGT model scans its squares
 //!   one after another over ~200–250 ms and reports a change at the next scan of its
-//!   square; the Millennium model sends a whole-board status frame every scan (~41 ms).
-//!   They hand back the sensed square changes with the times the host would see them,
-//!   and the messages the board would send, so the byte encoding is a thin last step.
+//!   square; the Millennium model sends whole-board status frames per scan (~41 ms) as
+//!   its registers say. They give the sensed square changes ([`SensedChange`]) with the
+//!   times the host would see them, each traced to the ply that caused it.
+//! - [`device`]: emulated boards (sans-IO) that answer every host command, run the models
+//!   and encode everything with the protocol codecs, timed on the serial line;
+//!   [`device::run_session`] drives one over a game.
+//! - [`trace`]: [`generate_trace`] renders a simulated game as a trace in the contract
+//!   format, with its truth. [`pty`]: the emulated board on a pseudo-terminal, in real or
+//!   scaled time (the only part that touches a clock or a file descriptor).
 //!
-//! Everything here is deterministic: no threads, no sleeps, no clocks, no files. A seed
-//! gives the same timeline, reports and truth on every machine ([`rng`] uses no platform
-//! maths). [`simulate`] runs the whole chain for one game.
+//! Everything but [`pty`] is deterministic: no threads, no sleeps, no clocks, no files. A
+//! seed gives the same timeline, bytes and truth on every machine ([`rng`] uses no
+//! platform maths). [`simulate`] runs hand and sensing model for one game without bytes.
+//!
+//! ```
+//! use eboardd::protocol::Protocol;
+//! use eboardd::sim::{HandOptions, games, generate_trace, trace::TraceOptions};
+//!
+//! let game = &games::real_games()[0];
+//! let options = TraceOptions { hand: HandOptions::torture(), ..TraceOptions::default() };
+//! let out = generate_trace(game, Protocol::Dgt, 42, &options).unwrap();
+//! assert!(out.text.starts_with("# eboard-trace 1\n# protocol: dgt\n"));
+//! let json = out.truth.to_json(); // san, uci, move_end_ms, observations, notes...
+//! assert!(json.contains("move_end_ms"));
+//! ```
 
 pub mod behaviour;
 pub mod board;
@@ -33,6 +55,7 @@ pub use board::{BoardModel, SensedChange};
 pub use hand::{Hand, HandOptions, Performance};
 pub use pgn::{Game, PgnError};
 pub use timeline::{Part, PhysicalEvent, Timeline};
+pub use trace::{GeneratedTrace, TraceOptions, generate_trace};
 pub use truth::{PlyTruth, Truth};
 
 use crate::protocol::Protocol;
