@@ -155,3 +155,42 @@ fn a_turned_millennium_board_without_parity_reads_back_the_right_way_round() {
     let end = game.positions().last().expect("positions").board().clone();
     assert_eq!(sensing.board(), end);
 }
+
+#[test]
+fn after_an_outage_the_host_reopens_the_board_and_finds_it_moved_on() {
+    use eboardd::sim::trace::Outage;
+    let game = &real_games()[0];
+    for protocol in [Protocol::Dgt, Protocol::Millennium] {
+        let opts = TraceOptions {
+            outage: Some(Outage {
+                after_ply: 6,
+                plies: 3,
+            }),
+            ..TraceOptions::default()
+        };
+        let out = generate_trace(game, protocol, 2, &opts).expect("a trace");
+        let (down, back) = out.outage.expect("an outage");
+        assert!(down > out.truth.plies[5].move_end && back > out.truth.plies[8].move_end);
+        let trace = parse_trace(&out.text).expect("reads back");
+        assert!(trace.from_board().all(|c| c.t < down || c.t >= back));
+        let reopened = trace
+            .chunks
+            .iter()
+            .filter(|c| c.dir == Direction::ToBoard && c.t == back)
+            .count();
+        assert!(reopened >= 3, "{protocol}: {reopened}");
+        // Just before the link comes back the host still sees the board of ply 6.
+        let mut sensing = Sensing::new(protocol, SensingConfig::default());
+        let positions = game.positions();
+        let mut checked = false;
+        for chunk in trace.from_board() {
+            if chunk.t >= back && !checked {
+                assert_eq!(sensing.board(), positions[6].board().clone(), "{protocol}");
+                checked = true;
+            }
+            sensing.handle_input(chunk.t, &chunk.bytes);
+            while sensing.poll().is_some() {}
+        }
+        assert_eq!(sensing.board(), positions[game.moves.len()].board().clone());
+    }
+}

@@ -4,8 +4,10 @@
 //! session the daemon would have (its start-up commands at time zero, then the board's
 //! replies and reports) and writes it with the project's [`TraceWriter`]. The host's reads
 //! are cut as an operating system delivers them: usually one message a read, sometimes a
-//! message split over two reads or two messages that arrived back to back in one. The
-//! trace comes with its [`Truth`], in the same time base.
+//! message split over two reads or two messages that arrived back to back in one. An
+//! [`Outage`] drops the link for a few plies: the host reads nothing, then opens the board
+//! again and must find the plies played meanwhile. The trace comes with its [`Truth`], in
+//! the same time base.
 
 use std::time::Duration;
 
@@ -24,6 +26,16 @@ use crate::protocol::Protocol;
 use crate::time::Time;
 use crate::trace::{Direction, TraceHeader, TraceWriter};
 
+/// The link to the board drops for a few plies, then the host opens the board again.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Outage {
+    /// The link drops 300 ms after this ply's move ends (0: before the first move).
+    pub after_ply: u32,
+    /// How many plies are played while it is down; it comes back 500 ms after the last
+    /// of them ends.
+    pub plies: u32,
+}
+
 /// How a simulated trace is written.
 #[derive(Debug, Clone, PartialEq)]
 pub struct TraceOptions {
@@ -39,6 +51,8 @@ pub struct TraceOptions {
     pub merge_reads: f64,
     /// How long the board keeps reporting after the last physical change.
     pub tail: Duration,
+    /// A link outage, if any.
+    pub outage: Option<Outage>,
 }
 
 impl Default for TraceOptions {
@@ -50,6 +64,7 @@ impl Default for TraceOptions {
             split_reads: 0.05,
             merge_reads: 0.3,
             tail: Duration::from_millis(1500),
+            outage: None,
         }
     }
 }
@@ -63,8 +78,11 @@ pub struct GeneratedTrace {
     pub truth: Truth,
     /// The hand's performance (physical timeline).
     pub performance: Performance,
-    /// The session's bytes and the square changes the host was sent.
+    /// The session's bytes and the square changes the board sent (including what an
+    /// outage lost: the trace holds only what the host read).
     pub session: Session,
+    /// When the link was down, if it was.
+    pub outage: Option<(Time, Time)>,
 }
 
 /// Plays `game` with a hand seeded by `seed` on an emulated `protocol` board and renders
@@ -88,12 +106,21 @@ pub fn generate_trace(
     let start = &performance.timeline.start;
     let mut board = EmulatedBoard::with_options(protocol, &options.board, start, seed);
     let end = performance.timeline.end() + options.tail;
-    let session = run_session(
-        &mut board,
-        &performance.timeline,
-        &daemon_startup(protocol),
-        end,
-    );
+    let outage = options
+        .outage
+        .and_then(|o| outage_window(&performance.truth, o));
+    let mut host = daemon_startup(protocol);
+    if let Some((_, back)) = outage {
+        host.extend(daemon_startup(protocol).into_iter().map(|(_, b)| (back, b)));
+    }
+    let mut session = run_session(&mut board, &performance.timeline, &host, end);
+    let received: Vec<Transmission> = session
+        .board
+        .iter()
+        .filter(|t| outage.is_none_or(|(down, back)| t.end < down || t.end >= back))
+        .cloned()
+        .collect();
+    session.board = received;
     let mut header = TraceHeader::new(protocol);
     header.serial = Some(match protocol {
         Protocol::Dgt => "9600 8N1".to_string(),
@@ -114,7 +141,26 @@ pub fn generate_trace(
         truth: performance.truth.clone(),
         performance,
         session,
+        outage,
     })
+}
+
+/// The times an outage covers, if the game has the plies it names.
+fn outage_window(truth: &Truth, o: Outage) -> Option<(Time, Time)> {
+    let last = truth
+        .plies
+        .get((o.after_ply + o.plies).checked_sub(1)? as usize)?;
+    let down = match o.after_ply {
+        0 => truth
+            .plies
+            .first()?
+            .move_start
+            .as_micros()
+            .saturating_sub(300_000),
+        n => (truth.plies.get(n as usize - 1)?.move_end + Duration::from_millis(300)).as_micros(),
+    };
+    let back = last.move_end + Duration::from_millis(500);
+    (o.plies > 0 && Time::from_micros(down) < back).then_some((Time::from_micros(down), back))
 }
 
 /// Whether the game starts at move 1 with White to move and every castling right of a
