@@ -10,3 +10,4 @@ pub mod event;
 pub mod protocol;
 pub mod sensing;
 pub mod time;
+pub mod tracker;

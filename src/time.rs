@@ -56,7 +56,10 @@ impl Time {
 impl Add<Duration> for Time {
     type Output = Time;
     fn add(self, d: Duration) -> Time {
-        Time(self.0.saturating_add(d.as_micros().min(u64::MAX as u128) as u64))
+        Time(
+            self.0
+                .saturating_add(d.as_micros().min(u64::MAX as u128) as u64),
+        )
     }
 }
 

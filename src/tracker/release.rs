@@ -1,0 +1,128 @@
+//! Release: when the explanations of the board allow a move to be confirmed.
+//!
+//! A ply is confirmed when every remaining explanation agrees on it, it is complete (FIDE
+//! 4.7) and it is released. Release is proved by whichever comes first:
+//! - the opponent has started a move (every cheapest explanation is two plies or more);
+//! - the piece cannot be moving on: the only explanation left is the complete move, with no
+//!   alternative in which the piece is still sliding (a knight, a capture, a completed
+//!   castling or promotion, the last free square of a line, a pawn that cannot go further);
+//! - the board has settled for the settle window (explanations that need a piece resting
+//!   on a transit square die then);
+//! - the clock lever was pressed after the last change.
+//!
+//! A complete move that an unfinished one could still extend — the rook of a castling put
+//! down first — waits for a longer ambiguity window. This module is a pure function of the
+//! candidates and the times it is given; it knows nothing of boards, IO or clocks.
+
+use std::time::Duration;
+
+use shakmaty::{Bitboard, Move};
+
+use super::explain::Candidate;
+use crate::time::Time;
+
+/// What the candidates say should happen now.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Verdict {
+    /// The board shows the confirmed position: nothing pending.
+    Idle,
+    /// Confirm this move now.
+    Confirm(Move),
+    /// A move is under way; decide again at this time (or at the next change).
+    Wait(Option<Time>),
+    /// Nothing explains the board without leaving squares unaccounted for; these squares are
+    /// left unexplained by every cheapest explanation.
+    Unexplained(Bitboard),
+    /// The pieces are released and several complete sequences explain the board: no order
+    /// of events tells them apart.
+    Ambiguous,
+}
+
+/// The times a decision depends on.
+#[derive(Debug, Clone, Copy)]
+pub struct Timing {
+    /// Now.
+    pub now: Time,
+    /// The last change of any square.
+    pub last_change: Time,
+    /// The clock lever was pressed after the last change.
+    pub clock_pressed: bool,
+    /// How long a board must stay still for the pieces on it to count as released.
+    pub settle: Duration,
+    /// How long a complete move waits for an unfinished alternative (castling rook-first).
+    pub ambiguity: Duration,
+}
+
+fn agree(group: &[&Candidate]) -> Option<Move> {
+    let first = group.first()?.first()?;
+    group
+        .iter()
+        .all(|c| c.first() == Some(first))
+        .then_some(first)
+}
+
+fn cheapest<'a>(cands: impl Iterator<Item = &'a Candidate>) -> Vec<&'a Candidate> {
+    let all: Vec<&Candidate> = cands.collect();
+    let Some(min_len) = all.iter().map(|c| c.len).min() else {
+        return all;
+    };
+    all.into_iter().filter(|c| c.len == min_len).collect()
+}
+
+/// Decides from the candidates (as found by [`super::explain::explain`]) and the times.
+pub fn decide(cands: &[Candidate], t: Timing) -> Verdict {
+    let Some(best_cost) = cands.iter().map(Candidate::cost).min() else {
+        return Verdict::Idle;
+    };
+    if best_cost > 0 {
+        let mut common = Bitboard::FULL;
+        for c in cands.iter().filter(|c| c.cost() == best_cost) {
+            common &= c.unexplained;
+        }
+        return Verdict::Unexplained(common);
+    }
+    let group = cheapest(cands.iter().filter(|c| c.cost() == 0));
+    let Some(len) = group.first().map(|c| c.len) else {
+        return Verdict::Idle;
+    };
+    if len == 0 {
+        return Verdict::Idle;
+    }
+    if let Some(m) = agree(&group)
+        && (len >= 2 || (group.len() == 1 && group[0].complete))
+    {
+        return Verdict::Confirm(m);
+    }
+    let stable = t.now.saturating_since(t.last_change) >= t.settle;
+    if !(stable || t.clock_pressed) {
+        return Verdict::Wait(Some(t.last_change + t.settle));
+    }
+    // The pieces are released: nothing rests on a transit square any more.
+    let settled = cheapest(cands.iter().filter(|c| c.cost() == 0 && !c.transit));
+    let Some(len) = settled.first().map(|c| c.len) else {
+        return Verdict::Wait(None);
+    };
+    if len == 0 {
+        return Verdict::Idle;
+    }
+    let complete: Vec<&&Candidate> = settled.iter().filter(|c| c.complete).collect();
+    if let Some(m) = agree(&settled) {
+        if len >= 2 || complete.len() == settled.len() {
+            return Verdict::Confirm(m);
+        }
+        return Verdict::Wait(None);
+    }
+    if complete.len() == settled.len() {
+        return Verdict::Ambiguous;
+    }
+    if len == 1 && complete.len() == 1 {
+        let waited = t.now.saturating_since(t.last_change) >= t.ambiguity;
+        if (waited || t.clock_pressed)
+            && let Some(m) = complete[0].first()
+        {
+            return Verdict::Confirm(m);
+        }
+        return Verdict::Wait(Some(t.last_change + t.ambiguity));
+    }
+    Verdict::Wait(None)
+}
