@@ -6,8 +6,14 @@
 //! event stream is sans-IO: it is handed bytes and the current [`time::Time`] and hands back
 //! events; the shell (`device`, `daemon`, the CLI) owns ports, clocks and tasks.
 
+pub mod bench;
+pub mod cli;
+
 pub mod event;
+pub mod game;
+pub mod pipeline;
 pub mod protocol;
 pub mod sensing;
 pub mod time;
+pub mod trace;
 pub mod tracker;

@@ -1,8 +1,26 @@
-//! The sensed board: what stands on each square, in chess coordinates.
+//! The sensed board: what stands on each square, in chess coordinates, and when it changed.
 //!
-//! INTERFACE CONTRACT (used by `tracker`): a change of one square as the sensors report it.
+//! [`Sensing`] is handed the bytes a board sent and the time they arrived. It decodes them
+//! with the board's protocol, keeps the board as the sensors see it in the protocol's own
+//! numbering, works out which way round the board stands, and hands back square-level
+//! changes in chess coordinates, full reports, clock readings and clock presses. It is
+//! sans-IO and knows nothing of games, moves or the Laws: a start position matters to it
+//! only as the way to tell which way round the board stands.
 
-use shakmaty::{Piece, Square};
+mod clock;
+mod frame;
+
+use std::collections::VecDeque;
+
+use shakmaty::{Board, Piece, Square};
+
+pub use clock::ClockReading;
+use frame::Frame;
+
+use crate::event::Orientation;
+use crate::game::start::start_kind;
+use crate::protocol::{Protocol, dgt, millennium};
+use crate::time::Time;
 
 /// One square's new content as the sensors report it (already in chess coordinates).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -12,4 +30,348 @@ pub struct SquareChange {
     /// What now stands there (`None`: empty). Boards without piece identity report a
     /// placeholder piece; the tracker is told so in its configuration.
     pub piece: Option<Piece>,
+}
+
+/// How a board is read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct SensingConfig {
+    /// Which way round the board stands, when the user fixed it; `None` works it out from
+    /// the start position.
+    pub orientation: Option<Orientation>,
+}
+
+/// What the sensed board hands back, each with the time of the read that carried it.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Sensed {
+    /// A message decoded from the board, described for people (`--format sensors`).
+    Message {
+        /// When it arrived.
+        t: Time,
+        /// What it said.
+        text: String,
+    },
+    /// Bytes the decoder dropped to get back in step.
+    Skipped {
+        /// When they arrived.
+        t: Time,
+        /// How many.
+        bytes: usize,
+        /// Why.
+        reason: String,
+    },
+    /// A whole board: the first report, or a report after the orientation turned.
+    Board {
+        /// When it arrived.
+        t: Time,
+        /// The pieces in chess coordinates.
+        board: Board,
+        /// Which way round the board stands.
+        orientation: Orientation,
+        /// Whether this is the first report of the board.
+        first: bool,
+    },
+    /// One square changed.
+    Change {
+        /// When the report arrived.
+        t: Time,
+        /// The change.
+        change: SquareChange,
+    },
+    /// A clock reading (DGT clocks through the board).
+    Clock {
+        /// When it arrived.
+        t: Time,
+        /// The reading, with sides already mapped to White and Black.
+        reading: ClockReading,
+    },
+    /// The clock lever changed side: a player pressed the clock.
+    ClockPress {
+        /// When the reading that showed it arrived.
+        t: Time,
+    },
+}
+
+impl std::fmt::Display for Sensed {
+    /// One line for people: the time, the kind, and what it says.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Sensed::Message { t, text } => write!(f, "{t} message {text}"),
+            Sensed::Skipped { t, bytes, reason } => {
+                write!(f, "{t} decode_error skipped {bytes} bytes: {reason}")
+            }
+            Sensed::Board {
+                t,
+                board,
+                orientation,
+                first,
+            } => write!(
+                f,
+                "{t} board {board} {}{}",
+                orientation.as_str(),
+                if *first { " first" } else { " turned" }
+            ),
+            Sensed::Change { t, change } => match change.piece {
+                Some(p) => write!(f, "{t} change {} {}", change.square, p.char()),
+                None => write!(f, "{t} change {} empty", change.square),
+            },
+            Sensed::Clock { t, reading } => write!(
+                f,
+                "{t} clock white {} black {} running {}",
+                reading.white_ms,
+                reading.black_ms,
+                match reading.running {
+                    Some(crate::event::Side::White) => "white",
+                    Some(crate::event::Side::Black) => "black",
+                    None => "none",
+                }
+            ),
+            Sensed::ClockPress { t } => write!(f, "{t} clock_press"),
+        }
+    }
+}
+
+#[derive(Debug)]
+enum Decoder {
+    Dgt(dgt::Decoder),
+    Millennium(millennium::Decoder),
+}
+
+/// The sensed board of one e-board (sans-IO: bytes and time in, [`Sensed`] out).
+#[derive(Debug)]
+pub struct Sensing {
+    protocol: Protocol,
+    decoder: Decoder,
+    frame: Frame,
+    orientation: Orientation,
+    orientation_fixed: bool,
+    reported: bool,
+    clock: clock::ClockState,
+    out: VecDeque<Sensed>,
+}
+
+impl Sensing {
+    /// A sensed board for `protocol` that has seen nothing yet.
+    pub fn new(protocol: Protocol, config: SensingConfig) -> Self {
+        let decoder = match protocol {
+            Protocol::Dgt => Decoder::Dgt(dgt::Decoder::new()),
+            Protocol::Millennium => Decoder::Millennium(millennium::Decoder::new()),
+        };
+        Sensing {
+            protocol,
+            decoder,
+            frame: Frame::new(protocol),
+            orientation: config.orientation.unwrap_or_default(),
+            orientation_fixed: config.orientation.is_some(),
+            reported: false,
+            clock: clock::ClockState::default(),
+            out: VecDeque::new(),
+        }
+    }
+
+    /// The protocol being decoded.
+    pub fn protocol(&self) -> Protocol {
+        self.protocol
+    }
+
+    /// Which way round the board stands (as far as is known).
+    pub fn orientation(&self) -> Orientation {
+        self.orientation
+    }
+
+    /// Whether the board has reported all its squares yet.
+    pub fn has_report(&self) -> bool {
+        self.reported
+    }
+
+    /// The pieces as the sensors see them now, in chess coordinates.
+    pub fn board(&self) -> Board {
+        self.frame.to_board(self.orientation)
+    }
+
+    /// Handles bytes read from the board at `now`.
+    pub fn handle_input(&mut self, now: Time, bytes: &[u8]) {
+        match &mut self.decoder {
+            Decoder::Dgt(d) => d.push_bytes(bytes),
+            Decoder::Millennium(d) => d.push_bytes(bytes),
+        }
+        loop {
+            match &mut self.decoder {
+                Decoder::Dgt(d) => match d.poll() {
+                    Some(dgt::Decoded::Message(m)) => self.handle_dgt(now, m),
+                    Some(dgt::Decoded::Skipped { bytes, reason }) => {
+                        self.out.push_back(Sensed::Skipped {
+                            t: now,
+                            bytes,
+                            reason,
+                        })
+                    }
+                    None => break,
+                },
+                Decoder::Millennium(d) => match d.poll() {
+                    Some(millennium::Decoded::Reply(r)) => self.handle_millennium(now, r),
+                    Some(millennium::Decoded::Skipped { bytes, reason }) => {
+                        self.out.push_back(Sensed::Skipped {
+                            t: now,
+                            bytes,
+                            reason,
+                        })
+                    }
+                    None => break,
+                },
+            }
+        }
+    }
+
+    /// The next thing sensed, in order.
+    pub fn poll(&mut self) -> Option<Sensed> {
+        self.out.pop_front()
+    }
+
+    fn handle_dgt(&mut self, now: Time, message: dgt::BoardMessage) {
+        self.out.push_back(Sensed::Message {
+            t: now,
+            text: describe_dgt(&message),
+        });
+        match message {
+            dgt::BoardMessage::BoardDump(codes) => {
+                let pieces = codes.map(dgt::piece_from_code);
+                self.handle_full(now, pieces);
+            }
+            dgt::BoardMessage::FieldUpdate { field, code } => {
+                self.handle_field(now, usize::from(field), dgt::piece_from_code(code));
+            }
+            dgt::BoardMessage::ClockTimes(times) => {
+                let white_is_left = self.orientation == Orientation::Normal;
+                if let Some((reading, pressed)) = self.clock.handle(&times, white_is_left) {
+                    if pressed {
+                        self.out.push_back(Sensed::ClockPress { t: now });
+                    }
+                    if let Some(reading) = reading {
+                        self.out.push_back(Sensed::Clock { t: now, reading });
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn handle_millennium(&mut self, now: Time, reply: millennium::Reply) {
+        self.out.push_back(Sensed::Message {
+            t: now,
+            text: describe_millennium(&reply),
+        });
+        if let millennium::Reply::Status(chars) = reply {
+            let mut pieces = [None; 64];
+            for (slot, &c) in pieces.iter_mut().zip(chars.iter()) {
+                *slot = millennium::piece_from_char(c).flatten();
+            }
+            self.handle_full(now, pieces);
+        }
+    }
+
+    fn handle_full(&mut self, now: Time, pieces: [Option<Piece>; 64]) {
+        if !self.reported {
+            self.frame.set_all(pieces);
+            self.reported = true;
+            if !self.orientation_fixed {
+                self.orientation = self.detect_orientation().unwrap_or(self.orientation);
+            }
+            self.push_board(now, true);
+            return;
+        }
+        for (index, piece) in pieces.into_iter().enumerate() {
+            self.handle_field(now, index, piece);
+        }
+    }
+
+    fn handle_field(&mut self, now: Time, index: usize, piece: Option<Piece>) {
+        if !self.frame.set(index, piece) || !self.reported {
+            return;
+        }
+        if !self.orientation_fixed && self.frame.count() == 32 {
+            let turned = self.orientation.flipped();
+            if start_kind(&self.frame.to_board(self.orientation)).is_none()
+                && start_kind(&self.frame.to_board(turned)).is_some()
+            {
+                self.orientation = turned;
+                self.push_board(now, false);
+                return;
+            }
+        }
+        self.out.push_back(Sensed::Change {
+            t: now,
+            change: SquareChange {
+                square: self.frame.square(index, self.orientation),
+                piece,
+            },
+        });
+    }
+
+    fn detect_orientation(&self) -> Option<Orientation> {
+        [Orientation::Normal, Orientation::Rotated]
+            .into_iter()
+            .find(|&o| start_kind(&self.frame.to_board(o)).is_some())
+    }
+
+    fn push_board(&mut self, now: Time, first: bool) {
+        self.out.push_back(Sensed::Board {
+            t: now,
+            board: self.frame.to_board(self.orientation),
+            orientation: self.orientation,
+            first,
+        });
+    }
+}
+
+fn describe_dgt(message: &dgt::BoardMessage) -> String {
+    match message {
+        dgt::BoardMessage::BoardDump(codes) => {
+            let mut board = Board::empty();
+            for (field, &code) in codes.iter().enumerate() {
+                if let Some(p) = dgt::piece_from_code(code) {
+                    board.set_piece_at(dgt::field_square(field as u8), p);
+                }
+            }
+            format!("board_dump {board}")
+        }
+        dgt::BoardMessage::FieldUpdate { field, code } => {
+            let what = dgt::piece_from_code(*code)
+                .map(|p| p.char().to_string())
+                .unwrap_or_else(|| {
+                    if *code == 0 {
+                        "empty".into()
+                    } else {
+                        format!("code {code:#04x}")
+                    }
+                });
+            format!(
+                "field_update {field} ({}) {what}",
+                dgt::field_square(*field)
+            )
+        }
+        dgt::BoardMessage::ClockTimes(t) => format!(
+            "clock left {}:{:02}:{:02} right {}:{:02}:{:02} status {:#04x}",
+            t.left.hours,
+            t.left.minutes,
+            t.left.seconds,
+            t.right.hours,
+            t.right.minutes,
+            t.right.seconds,
+            t.status
+        ),
+        dgt::BoardMessage::ClockAck(a) => format!(
+            "clock_ack {:02x} {:02x} {:02x} {:02x}",
+            a.bytes[0], a.bytes[1], a.bytes[2], a.bytes[3]
+        ),
+        other => format!("{other:?}"),
+    }
+}
+
+fn describe_millennium(reply: &millennium::Reply) -> String {
+    match reply {
+        millennium::Reply::Status(chars) => {
+            format!("status {}", String::from_utf8_lossy(&chars[..]))
+        }
+        other => format!("{other:?}"),
+    }
 }

@@ -1,0 +1,86 @@
+//! The command line: one binary, one subcommand per job.
+//!
+//! The definitions here are the user's interface (`eboardd --help`); each subcommand lives
+//! in its own file and drives the library. Errors are returned to `main`, which prints them
+//! and picks the exit status.
+
+mod bench;
+
+mod replay;
+
+use std::path::PathBuf;
+
+use clap::{Parser, Subcommand, ValueEnum};
+
+use crate::protocol::Protocol;
+
+/// eboardd: reads DGT and Millennium e-boards, reconstructs the moves really played,
+/// and publishes them.
+#[derive(Debug, Parser)]
+#[command(name = "eboardd", version, about, long_about = None)]
+pub struct Cli {
+    /// What to do.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// The subcommands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Replay a recorded trace and print what eboardd decides, as JSON lines.
+    Replay(replay::ReplayArgs),
+    /// Record a board's traffic to a trace file while printing what it decodes.
+
+    /// Measure throughput and print the figures.
+    Bench(bench::BenchArgs),
+}
+
+/// A protocol as named on the command line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ProtocolArg {
+    /// DGT e-boards.
+    Dgt,
+    /// Millennium ChessLink boards.
+    Millennium,
+}
+
+impl From<ProtocolArg> for Protocol {
+    fn from(p: ProtocolArg) -> Protocol {
+        match p {
+            ProtocolArg::Dgt => Protocol::Dgt,
+            ProtocolArg::Millennium => Protocol::Millennium,
+        }
+    }
+}
+
+/// An error with the exit status it asks for.
+#[derive(Debug, thiserror::Error)]
+#[error("{message}")]
+pub struct CliError {
+    /// What went wrong, for people.
+    pub message: String,
+    /// The exit status.
+    pub status: i32,
+}
+
+impl CliError {
+    /// An error for bad input (a missing or malformed file): exit status 2.
+    pub fn input(message: impl Into<String>) -> Self {
+        CliError {
+            message: message.into(),
+            status: 2,
+        }
+    }
+}
+
+/// Runs the command line.
+pub fn run(cli: Cli) -> anyhow::Result<()> {
+    match cli.command {
+        Command::Replay(args) => replay::run(args),
+
+        Command::Bench(args) => bench::run(args),
+    }
+}
+
+/// A path argument.
+pub type PathArg = PathBuf;

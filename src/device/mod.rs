@@ -1,0 +1,204 @@
+//! A board on a serial port: the thin IO shell around one [`BoardCore`].
+//!
+//! [`Device`] opens the port (exclusively, 8N1 at the protocol's speed; Millennium parity is
+//! done in software by the codec), sends the protocol's start-up commands, and then turns
+//! reads, timers and writes into calls on the sans-IO core, handing back what the core
+//! decides. Time is tokio's, so tests can pause and drive it. Reconnection, many boards and
+//! publishing are the daemon's business, not this module's.
+
+use std::fs::File;
+use std::io::{self, BufWriter};
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::time::Instant;
+use tokio_serial::{SerialPortBuilderExt, SerialStream};
+
+use crate::event::TimedEvent;
+use crate::pipeline::{BoardCore, CoreConfig};
+use crate::protocol::{Protocol, dgt, millennium};
+use crate::sensing::Sensed;
+use crate::time::Time;
+use crate::trace::{Direction, TraceHeader, TraceWriter};
+
+/// Why a device stopped or could not start.
+#[derive(Debug, thiserror::Error)]
+pub enum DeviceError {
+    /// The port could not be opened.
+    #[error("cannot open {path}: {source}")]
+    Open {
+        /// The device path.
+        path: String,
+        /// What the system said.
+        source: tokio_serial::Error,
+    },
+    /// The board went away (unplugged, powered off, link lost).
+    #[error("{path}: board disconnected ({reason})")]
+    Disconnected {
+        /// The device path.
+        path: String,
+        /// What showed it.
+        reason: String,
+    },
+    /// Writing the trace failed.
+    #[error("writing the trace: {0}")]
+    Trace(io::Error),
+}
+
+/// Something the device hands back.
+#[derive(Debug, Clone, PartialEq)]
+pub enum DeviceOutput {
+    /// A game event decided by the core.
+    Event(TimedEvent),
+    /// A sensed item (only when the core keeps them, for `record` and debugging).
+    Sensed(Sensed),
+}
+
+/// A board on a serial port.
+#[derive(Debug)]
+pub struct Device {
+    path: PathBuf,
+    protocol: Protocol,
+    port: SerialStream,
+    core: BoardCore,
+    origin: Instant,
+    trace: Option<TraceWriter<BufWriter<File>>>,
+    buf: Vec<u8>,
+}
+
+impl Device {
+    /// Opens the board at `path` for `protocol`. The port is opened exclusively, 8N1.
+    pub fn open(path: &Path, protocol: Protocol, core: CoreConfig) -> Result<Device, DeviceError> {
+        let port = tokio_serial::new(path.to_string_lossy(), protocol.baud_rate())
+            .data_bits(tokio_serial::DataBits::Eight)
+            .parity(tokio_serial::Parity::None)
+            .stop_bits(tokio_serial::StopBits::One)
+            .flow_control(tokio_serial::FlowControl::None)
+            .open_native_async()
+            .map_err(|source| DeviceError::Open {
+                path: path.display().to_string(),
+                source,
+            })?;
+        Ok(Device {
+            path: path.to_path_buf(),
+            protocol,
+            port,
+            core: BoardCore::new(protocol, core),
+            origin: Instant::now(),
+            trace: None,
+            buf: vec![0; 4096],
+        })
+    }
+
+    /// Records every read and write from now on to a trace file at `out`.
+    pub fn record_to(&mut self, out: &Path, title: &str) -> Result<(), DeviceError> {
+        let file = File::create(out).map_err(DeviceError::Trace)?;
+        let mut header = TraceHeader::new(self.protocol);
+        header.serial = Some(match self.protocol {
+            Protocol::Dgt => "9600 8N1".to_string(),
+            Protocol::Millennium => "38400 7O1".to_string(),
+        });
+        header.other.push(("title".to_string(), title.to_string()));
+        header
+            .other
+            .push(("device".to_string(), self.path.display().to_string()));
+        self.trace = Some(TraceWriter::new(BufWriter::new(file), &header).map_err(DeviceError::Trace)?);
+        Ok(())
+    }
+
+    /// The time since the device was opened, as the core counts it.
+    pub fn now(&self) -> Time {
+        Time::from_micros(self.origin.elapsed().as_micros() as u64)
+    }
+
+    /// The board's core.
+    pub fn core(&self) -> &BoardCore {
+        &self.core
+    }
+
+    /// Sends the protocol's start-up commands.
+    pub async fn start(&mut self) -> Result<(), DeviceError> {
+        for command in startup_commands(self.protocol) {
+            self.write(&command).await?;
+        }
+        Ok(())
+    }
+
+    /// Writes bytes to the board (and to the trace).
+    pub async fn write(&mut self, bytes: &[u8]) -> Result<(), DeviceError> {
+        let now = self.now();
+        if let Some(trace) = &mut self.trace {
+            trace
+                .write(now, Direction::ToBoard, bytes)
+                .and_then(|()| trace.flush())
+                .map_err(DeviceError::Trace)?;
+        }
+        self.port
+            .write_all(bytes)
+            .await
+            .map_err(|e| self.disconnected(&e))?;
+        Ok(())
+    }
+
+    /// Waits for the next thing the core decides, reading the port and running its timers
+    /// meanwhile.
+    pub async fn next(&mut self) -> Result<DeviceOutput, DeviceError> {
+        loop {
+            if let Some(item) = self.core.poll_sensed() {
+                return Ok(DeviceOutput::Sensed(item));
+            }
+            if let Some(event) = self.core.poll_event() {
+                return Ok(DeviceOutput::Event(event));
+            }
+            let deadline = self.core.poll_timeout().map(|t| {
+                self.origin + Duration::from_micros(t.as_micros())
+            });
+            tokio::select! {
+                read = self.port.read(&mut self.buf) => {
+                    let n = read.map_err(|e| self.disconnected(&e))?;
+                    if n == 0 {
+                        return Err(DeviceError::Disconnected {
+                            path: self.path.display().to_string(),
+                            reason: "end of file".to_string(),
+                        });
+                    }
+                    let now = self.now();
+                    if let Some(trace) = &mut self.trace {
+                        trace
+                            .write(now, Direction::FromBoard, &self.buf[..n])
+                            .and_then(|()| trace.flush())
+                            .map_err(DeviceError::Trace)?;
+                    }
+                    self.core.handle_input(now, &self.buf[..n]);
+                }
+                () = sleep_until_opt(deadline) => {
+                    let now = self.now();
+                    self.core.handle_timeout(now);
+                }
+            }
+        }
+    }
+
+    fn disconnected(&self, e: &io::Error) -> DeviceError {
+        DeviceError::Disconnected {
+            path: self.path.display().to_string(),
+            reason: e.to_string(),
+        }
+    }
+}
+
+async fn sleep_until_opt(deadline: Option<Instant>) {
+    match deadline {
+        Some(d) => tokio::time::sleep_until(d).await,
+        None => std::future::pending().await,
+    }
+}
+
+/// The commands a board is sent when it is opened.
+pub fn startup_commands(protocol: Protocol) -> Vec<Vec<u8>> {
+    match protocol {
+        Protocol::Dgt => dgt::startup_commands(),
+        Protocol::Millennium => millennium::startup_commands(),
+    }
+}

@@ -1,0 +1,7 @@
+//! Chess facts the layers share: start positions and (later) PGN and clocks.
+//!
+//! Nothing here knows about boards, bytes or time: only positions.
+
+pub mod notation;
+pub mod record;
+pub mod start;

@@ -1,0 +1,208 @@
+//! The game as the event stream leaves it: start, moves, result.
+//!
+//! [`GameRecord`] follows [`GameEvent`]s (moves, retractions, takebacks, new games, results)
+//! and keeps the game they add up to, for the outputs that print a whole game (PGN, UCI move
+//! lists). It trusts the events and knows nothing of how they were decided.
+
+use std::fmt::Write as _;
+
+use crate::event::GameEvent;
+
+/// One move of the game.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RecordedMove {
+    /// UCI notation.
+    pub uci: String,
+    /// Standard Algebraic Notation.
+    pub san: String,
+}
+
+/// The game the events add up to.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct GameRecord {
+    /// The start position's FEN, once a game started.
+    pub start_fen: Option<String>,
+    /// Whether Chess960 rules apply.
+    pub chess960: bool,
+    /// The moves, in order.
+    pub moves: Vec<RecordedMove>,
+    /// The result, once decided.
+    pub result: Option<String>,
+}
+
+const STANDARD_FEN: &str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
+
+impl GameRecord {
+    /// Applies one event.
+    pub fn apply(&mut self, event: &GameEvent) {
+        match event {
+            GameEvent::NewGame { fen, chess960 } => {
+                *self = GameRecord {
+                    start_fen: Some(fen.clone()),
+                    chess960: *chess960,
+                    ..GameRecord::default()
+                };
+            }
+            GameEvent::Move { ply, uci, san, .. } => {
+                let keep = (*ply as usize).saturating_sub(1);
+                self.moves.truncate(keep);
+                self.moves.push(RecordedMove {
+                    uci: uci.clone(),
+                    san: san.clone(),
+                });
+                self.result = None;
+            }
+            GameEvent::Retract { ply, .. } => {
+                self.moves.truncate((*ply as usize).saturating_sub(1));
+                self.result = None;
+            }
+            GameEvent::Takeback { ply } => {
+                self.moves.truncate(*ply as usize);
+                self.result = None;
+            }
+            GameEvent::Result { result, .. } => self.result = Some(result.clone()),
+            _ => {}
+        }
+    }
+
+    /// The moves in UCI notation, one per line.
+    pub fn uci_lines(&self) -> String {
+        let mut out = String::new();
+        for m in &self.moves {
+            out.push_str(&m.uci);
+            out.push('\n');
+        }
+        out
+    }
+
+    /// The game as PGN, with the given tags first (Seven Tag Roster order is the caller's).
+    pub fn to_pgn(&self, tags: &[(&str, &str)]) -> String {
+        let result = self.result.as_deref().unwrap_or("*");
+        let mut out = String::new();
+        for (k, v) in tags {
+            let _ = writeln!(
+                out,
+                "[{k} \"{}\"]",
+                v.replace('\\', "\\\\").replace('"', "\\\"")
+            );
+        }
+        let _ = writeln!(out, "[Result \"{result}\"]");
+        let start = self.start_fen.as_deref().unwrap_or(STANDARD_FEN);
+        if self.chess960 {
+            let _ = writeln!(out, "[Variant \"Chess960\"]");
+        }
+        if start != STANDARD_FEN || self.chess960 {
+            let _ = writeln!(out, "[SetUp \"1\"]");
+            let _ = writeln!(out, "[FEN \"{start}\"]");
+        }
+        out.push('\n');
+        let mut fields = start.split_whitespace().skip(1);
+        let black_first = fields.next() == Some("b");
+        let mut number: u32 = start
+            .split_whitespace()
+            .nth(5)
+            .and_then(|n| n.parse().ok())
+            .unwrap_or(1)
+            .max(1);
+        let mut line = String::new();
+        let push = |token: &str, out: &mut String, line: &mut String| {
+            if !line.is_empty() && line.len() + 1 + token.len() > 79 {
+                out.push_str(line);
+                out.push('\n');
+                line.clear();
+            }
+            if !line.is_empty() {
+                line.push(' ');
+            }
+            line.push_str(token);
+        };
+        for (i, m) in self.moves.iter().enumerate() {
+            let white_to_move = (i % 2 == 0) != black_first;
+            if white_to_move {
+                push(&format!("{number}."), &mut out, &mut line);
+            } else if i == 0 {
+                push(&format!("{number}..."), &mut out, &mut line);
+            }
+            push(&m.san, &mut out, &mut line);
+            if !white_to_move {
+                number += 1;
+            }
+        }
+        push(result, &mut out, &mut line);
+        out.push_str(&line);
+        out.push('\n');
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn mv(ply: u32, uci: &str, san: &str) -> GameEvent {
+        GameEvent::Move {
+            ply,
+            uci: uci.into(),
+            san: san.into(),
+            fen: String::new(),
+        }
+    }
+
+    #[test]
+    fn retract_and_takeback_shorten_the_game() {
+        let mut g = GameRecord::default();
+        g.apply(&GameEvent::NewGame {
+            fen: STANDARD_FEN.into(),
+            chess960: false,
+        });
+        for (i, (u, s)) in [("e2e4", "e4"), ("e7e5", "e5"), ("g1f3", "Nf3")]
+            .iter()
+            .enumerate()
+        {
+            g.apply(&mv(i as u32 + 1, u, s));
+        }
+        g.apply(&GameEvent::Retract {
+            ply: 3,
+            uci: "g1f3".into(),
+        });
+        assert_eq!(g.uci_lines(), "e2e4\ne7e5\n");
+        g.apply(&GameEvent::Takeback { ply: 1 });
+        assert_eq!(g.uci_lines(), "e2e4\n");
+    }
+
+    #[test]
+    fn pgn_numbers_moves_and_ends_with_the_result() {
+        let mut g = GameRecord::default();
+        g.apply(&mv(1, "e2e4", "e4"));
+        g.apply(&mv(2, "e7e5", "e5"));
+        g.apply(&mv(3, "d1h5", "Qh5"));
+        g.apply(&GameEvent::Result {
+            result: "1-0".into(),
+            reason: "test".into(),
+        });
+        let pgn = g.to_pgn(&[("Event", "Test")]);
+        assert!(
+            pgn.starts_with("[Event \"Test\"]\n[Result \"1-0\"]\n\n"),
+            "{pgn}"
+        );
+        assert!(pgn.ends_with("1. e4 e5 2. Qh5 1-0\n"), "{pgn}");
+        assert!(!pgn.contains("[FEN"));
+    }
+
+    #[test]
+    fn pgn_from_a_black_to_move_setup_starts_with_an_ellipsis() {
+        let mut g = GameRecord::default();
+        g.apply(&GameEvent::NewGame {
+            fen: "4k3/8/8/8/8/8/4P3/4K3 b - - 0 7".into(),
+            chess960: false,
+        });
+        g.apply(&mv(1, "e8d7", "Kd7"));
+        g.apply(&mv(2, "e2e4", "e4"));
+        let pgn = g.to_pgn(&[]);
+        assert!(
+            pgn.contains("[FEN \"4k3/8/8/8/8/8/4P3/4K3 b - - 0 7\"]"),
+            "{pgn}"
+        );
+        assert!(pgn.ends_with("7... Kd7 8. e4 *\n"), "{pgn}");
+    }
+}

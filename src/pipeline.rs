@@ -1,0 +1,175 @@
+//! One board's sans-IO core: bytes and time in, game events out.
+//!
+//! [`BoardCore`] strings the layers together for one board — the protocol decoder and the
+//! sensed board ([`crate::sensing`]), then the move tracker — and turns what they decide
+//! into [`TimedEvent`]s. Replay, the daemon, the UCI bridge, the emulator-driven demo and
+//! the benchmarks all drive this same type, so they all take the same path. Like the layers
+//! it joins, it owns no port, no clock and no task: callers hand it `now`.
+//!
+//! - handlers: [`BoardCore::handle_input`], [`BoardCore::handle_timeout`]
+//! - polls: [`BoardCore::poll_event`], [`BoardCore::poll_sensed`], [`BoardCore::poll_timeout`]
+//! - getters: [`BoardCore::sensing`]
+
+use std::collections::VecDeque;
+
+use std::time::Duration;
+
+use crate::bench::still_board::StillBoardMatcher;
+use crate::event::{GameEvent, TimedEvent};
+use crate::protocol::Protocol;
+use crate::sensing::{Sensed, Sensing, SensingConfig};
+use crate::time::Time;
+
+/// How one board is read and judged.
+#[derive(Debug, Clone, Default)]
+pub struct CoreConfig {
+    /// How the sensed board is read.
+    pub sensing: SensingConfig,
+    /// The FEN the game starts from, when it is not a start position on the board.
+    pub start_fen: Option<String>,
+    /// Keep every sensed item for [`BoardCore::poll_sensed`] (debugging output).
+    pub keep_sensed: bool,
+    /// How moves are reconstructed from square changes.
+    pub reconstruction: Reconstruction,
+}
+
+/// How moves are reconstructed from square changes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Reconstruction {
+    /// Not at all: only the board and clock are reported.
+    #[default]
+    None,
+    /// The fixed still-board matcher the peers use (for comparison in benchmarks).
+    StillBoard {
+        /// How long the board must be still.
+        wait: Duration,
+    },
+}
+
+#[derive(Debug)]
+enum Reconstructor {
+    None,
+    StillBoard(Box<StillBoardMatcher>),
+}
+
+/// One board's core (sans-IO).
+#[derive(Debug)]
+pub struct BoardCore {
+    sensing: Sensing,
+    reconstructor: Reconstructor,
+    keep_sensed: bool,
+    sensed: VecDeque<Sensed>,
+    events: VecDeque<TimedEvent>,
+}
+
+impl BoardCore {
+    /// A core for a board speaking `protocol`.
+    pub fn new(protocol: Protocol, config: CoreConfig) -> Self {
+        let reconstructor = match config.reconstruction {
+            Reconstruction::None => Reconstructor::None,
+            Reconstruction::StillBoard { wait } => Reconstructor::StillBoard(Box::new(
+                StillBoardMatcher::new(wait, config.start_fen.clone()),
+            )),
+        };
+        BoardCore {
+            sensing: Sensing::new(protocol, config.sensing),
+            reconstructor,
+            keep_sensed: config.keep_sensed,
+            sensed: VecDeque::new(),
+            events: VecDeque::new(),
+        }
+    }
+
+    /// The sensed board.
+    pub fn sensing(&self) -> &Sensing {
+        &self.sensing
+    }
+
+    /// Handles bytes read from the board at `now`.
+    pub fn handle_input(&mut self, now: Time, bytes: &[u8]) {
+        self.handle_timeout(now);
+        self.sensing.handle_input(now, bytes);
+        while let Some(item) = self.sensing.poll() {
+            self.route(&item);
+            if self.keep_sensed {
+                self.sensed.push_back(item);
+            }
+        }
+        self.collect();
+    }
+
+    /// Lets timers due at or before `now` fire.
+    pub fn handle_timeout(&mut self, now: Time) {
+        match &mut self.reconstructor {
+            Reconstructor::None => {}
+            Reconstructor::StillBoard(m) => {
+                if m.poll_timeout().is_some_and(|due| due <= now) {
+                    m.handle_timeout(now);
+                }
+            }
+        }
+        self.collect();
+    }
+
+    /// When [`BoardCore::handle_timeout`] should next be called, if at all.
+    pub fn poll_timeout(&self) -> Option<Time> {
+        match &self.reconstructor {
+            Reconstructor::None => None,
+            Reconstructor::StillBoard(m) => m.poll_timeout(),
+        }
+    }
+
+    fn collect(&mut self) {
+        match &mut self.reconstructor {
+            Reconstructor::None => {}
+            Reconstructor::StillBoard(m) => {
+                while let Some(e) = m.poll_event() {
+                    self.events.push_back(e);
+                }
+            }
+        }
+    }
+
+    /// The next game event decided.
+    pub fn poll_event(&mut self) -> Option<TimedEvent> {
+        self.events.pop_front()
+    }
+
+    /// The next sensed item (only with [`CoreConfig::keep_sensed`]).
+    pub fn poll_sensed(&mut self) -> Option<Sensed> {
+        self.sensed.pop_front()
+    }
+
+    fn route(&mut self, item: &Sensed) {
+        if let Reconstructor::StillBoard(m) = &mut self.reconstructor {
+            match item {
+                Sensed::Board { t, board, .. } => m.handle_board(*t, board),
+                Sensed::Change { t, change } => m.handle_change(*t, *change),
+                _ => {}
+            }
+        }
+        match item {
+            Sensed::Board {
+                t,
+                board,
+                orientation,
+                first: true,
+            } => self.events.push_back(TimedEvent {
+                t: *t,
+                event: GameEvent::Board {
+                    placement: board.to_string(),
+                    orientation: *orientation,
+                },
+            }),
+            Sensed::Clock { t, reading } => self.events.push_back(TimedEvent {
+                t: *t,
+                event: GameEvent::Clock {
+                    white_ms: reading.white_ms,
+                    black_ms: reading.black_ms,
+                    running: reading.running,
+                },
+            }),
+            _ => {}
+        }
+    }
+}

@@ -1,0 +1,297 @@
+//! Reading traces: every error names its line; nothing is guessed.
+
+use std::path::Path;
+
+use super::{Chunk, Direction, Trace, TraceHeader};
+use crate::protocol::Protocol;
+use crate::time::Time;
+
+/// Why a trace could not be read.
+#[derive(Debug, thiserror::Error)]
+pub enum TraceError {
+    /// The file could not be opened or read.
+    #[error("cannot read {path}: {source}")]
+    Io {
+        /// The file.
+        path: String,
+        /// What the system said.
+        source: std::io::Error,
+    },
+    /// A line is not in the trace format.
+    #[error("line {line}: {message}")]
+    Malformed {
+        /// 1-based line number.
+        line: usize,
+        /// What is wrong with it.
+        message: String,
+    },
+    /// The header is incomplete.
+    #[error("{0}")]
+    Header(String),
+}
+
+fn malformed(line: usize, message: impl Into<String>) -> TraceError {
+    TraceError::Malformed {
+        line,
+        message: message.into(),
+    }
+}
+
+/// Reads and parses a trace file.
+pub fn read_trace_file(path: &Path) -> Result<Trace, TraceError> {
+    let bytes = std::fs::read(path).map_err(|source| TraceError::Io {
+        path: path.display().to_string(),
+        source,
+    })?;
+    let text = String::from_utf8(bytes).map_err(|e| {
+        let valid = &e.as_bytes()[..e.utf8_error().valid_up_to()];
+        let line = valid.iter().filter(|&&b| b == b'\n').count() + 1;
+        malformed(line, "not UTF-8 text")
+    })?;
+    parse_trace(&text)
+}
+
+/// Parses the text of a trace.
+pub fn parse_trace(text: &str) -> Result<Trace, TraceError> {
+    let mut version: Option<u32> = None;
+    let mut protocol: Option<Protocol> = None;
+    let mut header = TraceHeader::new(Protocol::Dgt);
+    let mut chunks: Vec<Chunk> = Vec::new();
+    let mut seen_data = false;
+    let mut last_t = Time::ZERO;
+
+    for (index, raw) in text.lines().enumerate() {
+        let line_no = index + 1;
+        let line = raw.trim();
+        if line.is_empty() {
+            continue;
+        }
+        if let Some(comment) = line.strip_prefix('#') {
+            if seen_data {
+                continue;
+            }
+            // The magic line is written `# eboard-trace 1` (the contract's own form) or
+            // `# eboard-trace: 1`.
+            let magic = comment.trim_start().strip_prefix("eboard-trace");
+            let split = match magic {
+                Some(rest) if rest.starts_with([' ', '\t', ':']) => {
+                    Some(("eboard-trace", rest.trim_start_matches([' ', '\t', ':'])))
+                }
+                _ => comment.split_once(':'),
+            };
+            let Some((key, value)) = split else {
+                continue;
+            };
+            let key = key.trim();
+            let value = value.trim();
+            if key.is_empty() || key.contains(char::is_whitespace) {
+                continue;
+            }
+            if version.is_none() && key != "eboard-trace" {
+                return Err(malformed(
+                    line_no,
+                    format!("the first header must be `# eboard-trace 1`, found `{key}`"),
+                ));
+            }
+            match key {
+                "eboard-trace" => {
+                    if version.is_some() {
+                        return Err(malformed(line_no, "`eboard-trace` given twice"));
+                    }
+                    let v: u32 = value.parse().map_err(|_| {
+                        malformed(line_no, format!("trace version {value:?} is not a number"))
+                    })?;
+                    if v != 1 {
+                        return Err(malformed(
+                            line_no,
+                            format!("trace version {v} is not supported (only 1)"),
+                        ));
+                    }
+                    version = Some(v);
+                }
+                "protocol" => {
+                    let p: Protocol =
+                        value
+                            .parse()
+                            .map_err(|e: crate::protocol::UnknownProtocol| {
+                                malformed(line_no, e.to_string())
+                            })?;
+                    protocol = Some(p);
+                }
+                "serial" => header.serial = Some(value.to_string()),
+                "start-fen" => header.start_fen = Some(value.to_string()),
+                "laws" => header.laws = Some(value.to_string()),
+                _ => header.other.push((key.to_string(), value.to_string())),
+            }
+            continue;
+        }
+        if !seen_data {
+            if version.is_none() {
+                return Err(malformed(
+                    line_no,
+                    "data before the `# eboard-trace 1` header",
+                ));
+            }
+            if protocol.is_none() {
+                return Err(malformed(
+                    line_no,
+                    "data before the `# protocol:` header (dgt or millennium)",
+                ));
+            }
+            seen_data = true;
+        }
+        let chunk = parse_data_line(line, line_no)?;
+        if chunk.t < last_t {
+            return Err(malformed(
+                line_no,
+                format!(
+                    "time {} is earlier than the line before ({})",
+                    chunk.t, last_t
+                ),
+            ));
+        }
+        last_t = chunk.t;
+        chunks.push(chunk);
+    }
+
+    let Some(version) = version else {
+        return Err(TraceError::Header(
+            "not a trace: no `# eboard-trace 1` header".to_string(),
+        ));
+    };
+    let Some(protocol) = protocol else {
+        return Err(TraceError::Header(
+            "the trace has no `# protocol:` header".to_string(),
+        ));
+    };
+    header.version = version;
+    header.protocol = protocol;
+    Ok(Trace { header, chunks })
+}
+
+fn parse_data_line(line: &str, line_no: usize) -> Result<Chunk, TraceError> {
+    let mut fields = line.split(' ').filter(|f| !f.is_empty());
+    let time_text = fields
+        .next()
+        .ok_or_else(|| malformed(line_no, "empty data line"))?;
+    let ms = parse_time(time_text).ok_or_else(|| {
+        malformed(
+            line_no,
+            format!("{time_text:?} is not a time in milliseconds"),
+        )
+    })?;
+    let dir = match fields.next() {
+        Some("<") => Direction::FromBoard,
+        Some(">") => Direction::ToBoard,
+        Some(other) => {
+            return Err(malformed(
+                line_no,
+                format!("direction must be `<` or `>`, found {other:?}"),
+            ));
+        }
+        None => return Err(malformed(line_no, "missing direction `<` or `>`")),
+    };
+    let mut bytes = Vec::new();
+    for hex in fields {
+        bytes.push(
+            parse_hex_byte(hex)
+                .ok_or_else(|| malformed(line_no, format!("{hex:?} is not a byte in hex")))?,
+        );
+    }
+    if bytes.is_empty() {
+        return Err(malformed(line_no, "a data line needs at least one byte"));
+    }
+    Ok(Chunk {
+        t: Time::from_ms_f64(ms),
+        dir,
+        bytes,
+    })
+}
+
+fn parse_time(text: &str) -> Option<f64> {
+    let (whole, frac) = text.split_once('.').unwrap_or((text, ""));
+    if whole.is_empty() || !whole.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    if !frac.bytes().all(|b| b.is_ascii_digit()) || (text.contains('.') && frac.is_empty()) {
+        return None;
+    }
+    text.parse::<f64>().ok().filter(|v| v.is_finite())
+}
+
+fn parse_hex_byte(text: &str) -> Option<u8> {
+    if text.len() != 2 {
+        return None;
+    }
+    u8::from_str_radix(text, 16).ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const SMALL: &str = "# eboard-trace 1\n# protocol: dgt\n# serial: 9600 8N1\n# title: t\n\n0.0 > 42\n40.0 < 86 00\n40.5 < 43 08\n";
+
+    #[test]
+    fn reads_headers_and_chunks() {
+        let t = parse_trace(SMALL).expect("valid");
+        assert_eq!(t.header.protocol, Protocol::Dgt);
+        assert_eq!(t.header.serial.as_deref(), Some("9600 8N1"));
+        assert_eq!(t.header.other, vec![("title".to_string(), "t".to_string())]);
+        assert_eq!(t.chunks.len(), 3);
+        assert_eq!(t.chunks[1].bytes, vec![0x86, 0x00]);
+        assert_eq!(t.chunks[2].t, Time::from_micros(40_500));
+        assert_eq!(t.from_board().count(), 2);
+    }
+
+    #[test]
+    fn magic_line_is_accepted_with_or_without_colon() {
+        // The contract's own example writes `# eboard-trace 1`.
+        let t = parse_trace("# eboard-trace 1\n# protocol: millennium\n1 < 76\n").expect("valid");
+        assert_eq!(t.header.protocol, Protocol::Millennium);
+        assert_eq!(t.header.version, 1);
+    }
+
+    #[test]
+    fn other_versions_are_refused() {
+        let e = parse_trace("# eboard-trace 2\n# protocol: dgt\n").unwrap_err();
+        assert!(e.to_string().starts_with("line 1: trace version 2"), "{e}");
+    }
+
+    #[test]
+    fn bad_hex_names_its_line() {
+        let err = parse_trace("# eboard-trace: 1\n# protocol: dgt\n0 < 8g\n").unwrap_err();
+        assert_eq!(err.to_string(), "line 3: \"8g\" is not a byte in hex");
+    }
+
+    #[test]
+    fn decreasing_time_names_its_line() {
+        let err = parse_trace("# eboard-trace: 1\n# protocol: dgt\n5 < 80\n4 < 80\n").unwrap_err();
+        assert!(
+            err.to_string().starts_with("line 4: time 4.0 is earlier"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn missing_protocol_is_an_error() {
+        let err = parse_trace("# eboard-trace: 1\n0 < 80\n").unwrap_err();
+        assert!(err.to_string().contains("protocol"), "{err}");
+    }
+
+    #[test]
+    fn unknown_protocol_names_its_line() {
+        let err = parse_trace("# eboard-trace: 1\n# protocol: novag\n").unwrap_err();
+        assert!(err.to_string().starts_with("line 2:"), "{err}");
+    }
+
+    #[test]
+    fn bad_direction_and_time_name_their_lines() {
+        let e = parse_trace("# eboard-trace: 1\n# protocol: dgt\n1 = 80\n").unwrap_err();
+        assert!(e.to_string().starts_with("line 3: direction"), "{e}");
+        let e = parse_trace("# eboard-trace: 1\n# protocol: dgt\n-1 < 80\n").unwrap_err();
+        assert!(e.to_string().starts_with("line 3:"), "{e}");
+        let e = parse_trace("# eboard-trace: 1\n# protocol: dgt\n1 <\n").unwrap_err();
+        assert!(e.to_string().starts_with("line 3:"), "{e}");
+    }
+}
