@@ -8,10 +8,15 @@
 //! the cheapest. It is pure bitboard arithmetic on [`shakmaty::Board`]s: it knows nothing of
 //! time, release, events, IO or protocols.
 
+use std::time::Duration;
+
 use shakmaty::{
     Bitboard, Board, CastlingSide, Chess, Color, Move, MoveList, Piece, Position, Role, Square,
     attacks,
 };
+
+use super::game::SquareEvent;
+use crate::time::Time;
 
 /// The longest sequence of plies the search will consider (a reconnect or very fast play).
 pub const MAX_PLIES: usize = 4;
@@ -22,6 +27,65 @@ pub const MAX_COST: u32 = 3;
 
 /// At most this many candidates are kept; the search stops adding beyond it.
 const MAX_CANDIDATES: usize = 512;
+
+/// A later ply may seem to start this much before an earlier one (a board reports the
+/// squares of one scan in its own order).
+const ORDER_SLACK: Duration = Duration::from_millis(400);
+
+/// What the sensors reported since the confirmed position, as the search needs it.
+#[derive(Clone, Debug)]
+pub struct Evidence {
+    /// Squares that received a piece.
+    pub placed: Bitboard,
+    /// When each square last lost the piece it had.
+    pub lifted_at: [Option<Time>; 64],
+    /// Which pieces were put on each square (bit `color * 6 + role`).
+    pub seen: [u16; 64],
+}
+
+impl Default for Evidence {
+    fn default() -> Self {
+        Evidence {
+            placed: Bitboard::EMPTY,
+            lifted_at: [None; 64],
+            seen: [0; 64],
+        }
+    }
+}
+
+fn piece_bit(p: Piece) -> u16 {
+    1 << (usize::from(p.color.is_black()) * 6 + (p.role as usize - 1))
+}
+
+impl Evidence {
+    /// The evidence of a log.
+    pub fn from_log(log: &[SquareEvent]) -> Evidence {
+        let mut e = Evidence::default();
+        for ev in log {
+            e.add(ev);
+        }
+        e
+    }
+
+    /// Adds one event.
+    pub fn add(&mut self, ev: &SquareEvent) {
+        let i = ev.square.to_usize();
+        if ev.before.is_some() {
+            self.lifted_at[i] = Some(ev.t);
+        }
+        if let Some(p) = ev.after {
+            self.placed.add(ev.square);
+            self.seen[i] |= piece_bit(p);
+        }
+    }
+
+    fn start(&self, e: &Effect) -> Option<Time> {
+        e.from
+            .into_iter()
+            .filter_map(|sq| self.lifted_at[sq.to_usize()])
+            .min()
+    }
+}
 
 /// What a move does to the board, precomputed once per position.
 #[derive(Clone, Debug)]
@@ -62,6 +126,8 @@ pub struct Fit {
     pub complete: bool,
     /// Something of this move is visible on the board.
     pub started: bool,
+    /// See [`Candidate::vanished`].
+    pub vanished: u8,
 }
 
 /// One explanation of the sensed board.
@@ -76,6 +142,9 @@ pub struct Candidate {
     pub transit: bool,
     /// The last move is complete on the board.
     pub complete: bool,
+    /// Unexplained squares that are empty although the piece this sequence puts there was
+    /// seen put there: a sensor that lost a piece rather than a move that did not happen.
+    pub vanished: u8,
 }
 
 impl Candidate {
@@ -238,8 +307,8 @@ pub struct Sight<'a> {
     pub identity: bool,
     /// Squares whose sensed content is stale and may be anything outside a move's squares.
     pub ghost: Bitboard,
-    /// Squares that have received a piece since the confirmed position.
-    pub placed: Bitboard,
+    /// What the sensors reported since the confirmed position.
+    pub evidence: &'a Evidence,
     /// The role an occupancy-only board promotes to.
     pub promotion_default: Role,
 }
@@ -274,15 +343,30 @@ impl Sight<'_> {
         let mut complete = (d_next & e.touched).is_empty() && transit.is_empty();
         if let Some(sq) = e.occupied_capture
             && !self.identity
-            && !self.placed.contains(sq)
+            && !self.evidence.placed.contains(sq)
         {
             complete = false;
         }
+        let unexplained = outside | inside_bad;
+        let mut vanished = 0;
+        for sq in unexplained & !s.occupied() {
+            if let Some(p) = e.after.piece_at(sq) {
+                let bit = if self.identity {
+                    piece_bit(p)
+                } else {
+                    u16::MAX
+                };
+                if self.evidence.seen[sq.to_usize()] & bit != 0 {
+                    vanished += 1;
+                }
+            }
+        }
         Fit {
-            unexplained: outside | inside_bad,
+            unexplained,
             transit: transit.any(),
             complete,
             started: (d_prev & e.touched).any() || transit.any(),
+            vanished,
         }
     }
 
@@ -330,6 +414,7 @@ pub fn explain(base: &BaseMoves, sight: &Sight<'_>, max_plies: usize, out: &mut 
         unexplained: d0,
         transit: false,
         complete: true,
+        vanished: 0,
     });
     if d0.is_empty() || max_plies == 0 {
         return;
@@ -346,7 +431,7 @@ pub fn explain(base: &BaseMoves, sight: &Sight<'_>, max_plies: usize, out: &mut 
             d0,
             sight,
             &mut prefix,
-            0,
+            (0, None),
             max_plies.min(MAX_PLIES),
             out,
         );
@@ -361,7 +446,7 @@ fn step(
     d_before: Bitboard,
     sight: &Sight<'_>,
     prefix: &mut [Option<Move>; MAX_PLIES],
-    depth: usize,
+    (depth, prev_start): (usize, Option<Time>),
     max_plies: usize,
     out: &mut Vec<Candidate>,
 ) {
@@ -370,6 +455,14 @@ fn step(
     }
     // A move that touches nothing that differs cannot be part of the explanation.
     if ((e.touched | e.path) & d_before).is_empty() {
+        return;
+    }
+    // Plies start in turn: a piece lifted well before the previous ply began is not the
+    // next ply.
+    let start = sight.evidence.start(e);
+    if let (Some(s), Some(p)) = (start, prev_start)
+        && s + ORDER_SLACK < p
+    {
         return;
     }
     prefix[depth] = Some(e.mv);
@@ -381,10 +474,11 @@ fn step(
             unexplained: fit.unexplained,
             transit: fit.transit,
             complete: fit.complete,
+            vanished: fit.vanished,
         });
     }
     // Go deeper only if this move is plainly done: its piece has left and arrived.
-    if depth + 1 < max_plies && (e.from & d_before).any() && (e.to & sight.placed).any() {
+    if depth + 1 < max_plies && (e.from & d_before).any() && (e.to & sight.evidence.placed).any() {
         let d_after = diff(sight.sensed, &e.after, sight.identity) & !sight.ghost;
         let remaining = (max_plies - depth - 1) as u32;
         if d_after.any() && d_after.count() as u32 <= 4 * remaining + MAX_COST {
@@ -403,7 +497,7 @@ fn step(
                     d_after,
                     sight,
                     prefix,
-                    depth + 1,
+                    (depth + 1, start.or(prev_start)),
                     max_plies,
                     out,
                 );
@@ -418,12 +512,12 @@ mod tests {
     use super::*;
     use shakmaty::Chess;
 
-    fn sight(board: &Board) -> Sight<'_> {
+    fn sight<'a>(board: &'a Board, evidence: &'a Evidence) -> Sight<'a> {
         Sight {
             sensed: board,
             identity: true,
             ghost: Bitboard::EMPTY,
-            placed: Bitboard::EMPTY,
+            evidence,
             promotion_default: Role::Queen,
         }
     }
@@ -434,7 +528,7 @@ mod tests {
         let mut b = Board::new();
         b.discard_piece_at(Square::E2);
         let mut out = Vec::new();
-        explain(&base, &sight(&b), 4, &mut out);
+        explain(&base, &sight(&b, &Evidence::default()), 4, &mut out);
         let zero: Vec<_> = out.iter().filter(|c| c.cost() == 0).collect();
         assert_eq!(zero.len(), 2);
         assert!(zero.iter().all(|c| !c.complete && c.len == 1));
@@ -445,7 +539,7 @@ mod tests {
         let base = BaseMoves::new(Chess::default());
         let b = Board::new();
         let mut out = Vec::new();
-        explain(&base, &sight(&b), 4, &mut out);
+        explain(&base, &sight(&b, &Evidence::default()), 4, &mut out);
         assert_eq!(out.len(), 1);
         assert_eq!(out[0].len, 0);
         assert_eq!(out[0].cost(), 0);

@@ -48,7 +48,7 @@ use crate::event::{GameEvent, TimedEvent};
 use crate::sensing::SquareChange;
 use crate::time::Time;
 
-use explain::{BaseMoves, Candidate, MAX_PLIES, Sight, diff};
+use explain::{BaseMoves, Candidate, Evidence, MAX_PLIES, Sight, diff};
 use game::{Game, SquareEvent};
 use release::{Timing, Verdict, decide};
 use start::{Start, recognise};
@@ -114,7 +114,7 @@ pub struct Tracker {
     last_change: Time,
     clock_at: Option<Time>,
     log: Vec<SquareEvent>,
-    placed: Bitboard,
+    evidence: Box<Evidence>,
     ghost: Bitboard,
     events: VecDeque<TimedEvent>,
     timeout: Option<Time>,
@@ -163,7 +163,7 @@ impl Tracker {
             last_change: Time::ZERO,
             clock_at: None,
             log: Vec::new(),
-            placed: Bitboard::EMPTY,
+            evidence: Box::default(),
             ghost: Bitboard::EMPTY,
             events: VecDeque::new(),
             timeout: None,
@@ -299,18 +299,17 @@ impl Tracker {
     ) {
         self.last_change = self.last_change.max(now);
         self.ghost.discard(sq);
-        if after.is_some() {
-            self.placed.add(sq);
-        }
-        if self.log.len() >= MAX_LOG {
-            self.log.drain(..MAX_LOG / 2);
-        }
-        self.log.push(SquareEvent {
+        let ev = SquareEvent {
             t: now,
             square: sq,
             before,
             after,
-        });
+        };
+        self.evidence.add(&ev);
+        if self.log.len() >= MAX_LOG {
+            self.log.drain(..MAX_LOG / 2);
+        }
+        self.log.push(ev);
     }
 
     fn emit(&mut self, now: Time, event: GameEvent) {
@@ -332,7 +331,7 @@ impl Tracker {
         self.base = Some(BaseMoves::new(start.pos.clone()));
         self.game = Some(Game::new(start));
         self.log.clear();
-        self.placed = Bitboard::EMPTY;
+        *self.evidence = Evidence::default();
         self.ghost = Bitboard::EMPTY;
         self.reported = Bitboard::EMPTY;
         self.clock_at = None;
@@ -373,7 +372,7 @@ impl Tracker {
             sensed: &self.sensed,
             identity: self.cfg.piece_identity,
             ghost: self.ghost,
-            placed: self.placed,
+            evidence: &self.evidence,
             promotion_default: self.cfg.promotion_default,
         };
         explain::explain(base, &sight, self.cfg.max_plies, &mut self.cands);
@@ -525,11 +524,7 @@ impl Tracker {
         };
         let pos = game.position().clone();
         let outcome = game.outcome();
-        self.placed = self
-            .log
-            .iter()
-            .filter(|ev| ev.after.is_some())
-            .fold(Bitboard::EMPTY, |b, ev| b | Bitboard::from(ev.square));
+        *self.evidence = Evidence::from_log(&self.log);
         self.ghost &= diff(&self.sensed, pos.board(), self.cfg.piece_identity);
         self.base = Some(BaseMoves::new(pos));
         self.clock_at = None;
@@ -554,7 +549,7 @@ impl Tracker {
         let pos = game.position().clone();
         self.base = Some(BaseMoves::new(pos));
         self.log.clear();
-        self.placed = Bitboard::EMPTY;
+        *self.evidence = Evidence::default();
         self.clock_at = None;
         self.emit(now, GameEvent::Takeback { ply: j as u32 });
         true
@@ -577,11 +572,15 @@ impl Tracker {
         let Some(last_e) = bm.effects.iter().find(|e| e.mv == last_mv) else {
             return Ok(false);
         };
+        let mut evidence = Evidence::from_log(&last.log);
+        for ev in &self.log {
+            evidence.add(ev);
+        }
         let sight = Sight {
             sensed: &self.sensed,
             identity: self.cfg.piece_identity,
             ghost: self.ghost,
-            placed: self.placed | last_e.to,
+            evidence: &evidence,
             promotion_default: self.cfg.promotion_default,
         };
         let mut cands = Vec::new();
@@ -610,6 +609,7 @@ impl Tracker {
         if let Some(g) = &mut self.game {
             g.truncate(n - 1);
         }
+        *self.evidence = Evidence::from_log(&log);
         self.log = log;
         self.base = Some(bm);
         self.emit(now, GameEvent::Retract { ply: n as u32, uci });

@@ -75,8 +75,12 @@ pub fn decide(cands: &[Candidate], t: Timing) -> Verdict {
         return Verdict::Idle;
     };
     if best_cost > 0 {
+        // Prefer explanations whose missing pieces were seen put where they belong (a
+        // sensor that lost a piece) over ones where a piece never arrived.
+        let cheapest = cands.iter().filter(|c| c.cost() == best_cost);
+        let most = cheapest.clone().map(|c| c.vanished).max().unwrap_or(0);
         let mut common = Bitboard::FULL;
-        for c in cands.iter().filter(|c| c.cost() == best_cost) {
+        for c in cheapest.filter(|c| c.vanished == most) {
             common &= c.unexplained;
         }
         return Verdict::Unexplained(common);
