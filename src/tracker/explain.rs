@@ -187,6 +187,39 @@ fn castle_squares(king: Square, rook: Square, color: Color) -> (Square, Square) 
     (side.king_to(color), side.rook_to(color))
 }
 
+/// The squares `mv` touches, and those it may slide across, cheaply (no board is built).
+fn reach(mv: Move, turn: Color) -> (Bitboard, Bitboard) {
+    match mv {
+        Move::Normal { from, to, .. } => (
+            Bitboard::from(from) | Bitboard::from(to),
+            attacks::between(from, to),
+        ),
+        Move::EnPassant { from, to } => (
+            Bitboard::from(from)
+                | Bitboard::from(to)
+                | Bitboard::from(Square::from_coords(to.file(), from.rank())),
+            Bitboard::EMPTY,
+        ),
+        Move::Castle { king, rook } => {
+            let (kt, rt) = castle_squares(king, rook, turn);
+            (
+                Bitboard::from(king)
+                    | Bitboard::from(rook)
+                    | Bitboard::from(kt)
+                    | Bitboard::from(rt),
+                attacks::between(king, kt) | attacks::between(rook, rt),
+            )
+        }
+        Move::Put { to, .. } => (Bitboard::from(to), Bitboard::EMPTY),
+    }
+}
+
+/// Whether a move with this reach can have started on the sensed board: it touches a square
+/// that differs, or a piece rests on a differing square of its path.
+fn may_start((touched, path): (Bitboard, Bitboard), differs: Bitboard, occupied: Bitboard) -> bool {
+    (touched & differs).any() || (path & differs & occupied).any()
+}
+
 /// What `mv`, played by `turn` on `before`, does to the board.
 pub fn effect(before: &Board, mv: Move, turn: Color) -> Effect {
     let mut after = before.clone();
@@ -379,13 +412,15 @@ impl Sight<'_> {
     }
 }
 
-/// The effects of every legal move of one position, kept while that position is the base.
+/// The legal moves of one position with the squares each may touch, kept while that
+/// position is the base.
 #[derive(Clone, Debug)]
 pub struct BaseMoves {
     /// The position.
     pub pos: Chess,
-    /// The effect of each legal move.
-    pub effects: Vec<Effect>,
+    /// Each legal move and the squares it may touch or slide across.
+    pub moves: MoveList,
+    reach: Vec<(Bitboard, Bitboard)>,
 }
 
 impl BaseMoves {
@@ -393,11 +428,15 @@ impl BaseMoves {
     pub fn new(pos: Chess) -> BaseMoves {
         let turn = pos.turn();
         let moves: MoveList = pos.legal_moves();
-        let effects = moves
-            .iter()
-            .map(|m| effect(pos.board(), *m, turn))
-            .collect();
-        BaseMoves { pos, effects }
+        let reach = moves.iter().map(|m| reach(*m, turn)).collect();
+        BaseMoves { pos, moves, reach }
+    }
+
+    /// The effect of one of its moves.
+    pub fn effect(&self, mv: Move) -> Option<Effect> {
+        self.moves
+            .contains(&mv)
+            .then(|| effect(self.pos.board(), mv, self.pos.turn()))
     }
 }
 
@@ -420,14 +459,16 @@ pub fn explain(base: &BaseMoves, sight: &Sight<'_>, max_plies: usize, out: &mut 
         return;
     }
     let mut prefix = [None; MAX_PLIES];
-    for e in &base.effects {
-        if !sight.wanted(&e.mv) {
+    let turn = base.pos.turn();
+    for (m, reach) in base.moves.iter().zip(&base.reach) {
+        if !sight.wanted(m) || !may_start(*reach, d0, sight.sensed.occupied()) {
             continue;
         }
+        let e = effect(board, *m, turn);
         step(
             &base.pos,
             board,
-            e,
+            &e,
             d0,
             sight,
             &mut prefix,
@@ -486,7 +527,8 @@ fn step(
             next.play_unchecked(e.mv);
             let turn = next.turn();
             for m in next.legal_moves() {
-                if !sight.wanted(&m) {
+                if !sight.wanted(&m) || !may_start(reach(m, turn), d_after, sight.sensed.occupied())
+                {
                     continue;
                 }
                 let e2 = effect(&e.after, m, turn);

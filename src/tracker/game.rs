@@ -143,17 +143,18 @@ impl Game {
     }
 
     /// The result if the current position ends the game: (`1-0`/`0-1`/`1/2-1/2`, reason).
-    pub fn outcome(&self) -> Option<(&'static str, &'static str)> {
+    /// `has_moves` says whether the side to move has a legal move.
+    pub fn outcome(&self, has_moves: bool) -> Option<(&'static str, &'static str)> {
         let pos = self.position();
-        if pos.is_checkmate() {
+        if has_moves {
+            None
+        } else if pos.is_check() {
             Some(match pos.turn() {
                 Color::White => ("0-1", "checkmate"),
                 Color::Black => ("1-0", "checkmate"),
             })
-        } else if pos.is_stalemate() {
-            Some(("1/2-1/2", "stalemate"))
         } else {
-            None
+            Some(("1/2-1/2", "stalemate"))
         }
     }
 }

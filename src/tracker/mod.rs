@@ -502,7 +502,7 @@ impl Tracker {
         let (Some(game), Some(base)) = (&mut self.game, &self.base) else {
             return;
         };
-        let Some(e) = base.effects.iter().find(|e| e.mv == m) else {
+        let Some(e) = base.effect(m) else {
             return;
         };
         // The events up to the one that completed the move belong to this ply.
@@ -523,10 +523,11 @@ impl Tracker {
             fen: ply.fen.clone(),
         };
         let pos = game.position().clone();
-        let outcome = game.outcome();
+        let next = BaseMoves::new(pos.clone());
+        let outcome = game.outcome(!next.moves.is_empty());
         *self.evidence = Evidence::from_log(&self.log);
         self.ghost &= diff(&self.sensed, pos.board(), self.cfg.piece_identity);
-        self.base = Some(BaseMoves::new(pos));
+        self.base = Some(next);
         self.clock_at = None;
         self.emit(now, event);
         if let Some((result, reason)) = outcome {
@@ -569,7 +570,7 @@ impl Tracker {
         let last_mv = last.mv;
         let from = last_mv.from();
         let bm = BaseMoves::new(prev.clone());
-        let Some(last_e) = bm.effects.iter().find(|e| e.mv == last_mv) else {
+        let Some(last_e) = bm.effect(last_mv) else {
             return Ok(false);
         };
         let mut evidence = Evidence::from_log(&last.log);
@@ -592,7 +593,7 @@ impl Tracker {
             Verdict::Wait(t) => return Err(t),
             _ => return Ok(false),
         };
-        let Some(e) = bm.effects.iter().find(|e| e.mv == m) else {
+        let Some(e) = bm.effect(m) else {
             return Ok(false);
         };
         // Only the piece of the last move may have moved since.

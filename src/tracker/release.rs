@@ -53,20 +53,25 @@ pub struct Timing {
     pub ambiguity: Duration,
 }
 
-fn agree(group: &[&Candidate]) -> Option<Move> {
-    let first = group.first()?.first()?;
-    group
-        .iter()
-        .all(|c| c.first() == Some(first))
-        .then_some(first)
+/// The fewest plies among the candidates that `keep` accepts.
+fn min_len(cands: &[Candidate], keep: impl Fn(&Candidate) -> bool) -> Option<u8> {
+    cands.iter().filter(|c| keep(c)).map(|c| c.len).min()
 }
 
-fn cheapest<'a>(cands: impl Iterator<Item = &'a Candidate>) -> Vec<&'a Candidate> {
-    let all: Vec<&Candidate> = cands.collect();
-    let Some(min_len) = all.iter().map(|c| c.len).min() else {
-        return all;
-    };
-    all.into_iter().filter(|c| c.len == min_len).collect()
+/// The first move every accepted candidate of `len` plies agrees on, and how many there are.
+fn agree(cands: &[Candidate], keep: impl Fn(&Candidate) -> bool, len: u8) -> (Option<Move>, usize) {
+    let mut first: Option<Move> = None;
+    let mut same = true;
+    let mut n = 0;
+    for c in cands.iter().filter(|c| keep(c) && c.len == len) {
+        n += 1;
+        match (first, c.first()) {
+            (None, m) => first = m,
+            (Some(a), Some(b)) if a == b => {}
+            _ => same = false,
+        }
+    }
+    (if same { first } else { None }, n)
 }
 
 /// Decides from the candidates (as found by [`super::explain::explain`]) and the times.
@@ -85,38 +90,44 @@ pub fn decide(cands: &[Candidate], t: Timing) -> Verdict {
         }
         return Verdict::Unexplained(common);
     }
-    let group = cheapest(cands.iter().filter(|c| c.cost() == 0));
-    let Some(len) = group.first().map(|c| c.len) else {
+    let free = |c: &Candidate| c.cost() == 0;
+    let Some(len) = min_len(cands, free) else {
         return Verdict::Idle;
     };
     if len == 0 {
         return Verdict::Idle;
     }
-    if let Some(m) = agree(&group)
-        && (len >= 2 || (group.len() == 1 && group[0].complete))
-    {
-        return Verdict::Confirm(m);
+    let (agreed, n) = agree(cands, free, len);
+    if let Some(m) = agreed {
+        let complete = cands.iter().any(|c| free(c) && c.len == len && c.complete);
+        if len >= 2 || (n == 1 && complete) {
+            return Verdict::Confirm(m);
+        }
     }
     let stable = t.now.saturating_since(t.last_change) >= t.settle;
     if !(stable || t.clock_pressed) {
         return Verdict::Wait(Some(t.last_change + t.settle));
     }
     // The pieces are released: nothing rests on a transit square any more.
-    let settled = cheapest(cands.iter().filter(|c| c.cost() == 0 && !c.transit));
-    let Some(len) = settled.first().map(|c| c.len) else {
+    let settled = |c: &Candidate| c.cost() == 0 && !c.transit;
+    let Some(len) = min_len(cands, settled) else {
         return Verdict::Wait(None);
     };
     if len == 0 {
         return Verdict::Idle;
     }
-    let complete: Vec<&&Candidate> = settled.iter().filter(|c| c.complete).collect();
-    if let Some(m) = agree(&settled) {
-        if len >= 2 || complete.len() == settled.len() {
+    let (agreed, n) = agree(cands, settled, len);
+    let complete: Vec<&Candidate> = cands
+        .iter()
+        .filter(|c| settled(c) && c.len == len && c.complete)
+        .collect();
+    if let Some(m) = agreed {
+        if len >= 2 || complete.len() == n {
             return Verdict::Confirm(m);
         }
         return Verdict::Wait(None);
     }
-    if complete.len() == settled.len() {
+    if complete.len() == n {
         return Verdict::Ambiguous;
     }
     if len == 1 && complete.len() == 1 {
