@@ -108,7 +108,11 @@ impl Game {
         let uci = mv.to_uci(self.mode()).to_string();
         let mut after = pos.clone();
         let san = SanPlus::from_move_and_play_unchecked(&mut after, mv).to_string();
-        let fen = Fen::from_position(&after, EnPassantMode::Legal).to_string();
+        let fen = if self.start.chess960 {
+            Fen::from_position(&after, EnPassantMode::Legal).to_string()
+        } else {
+            standard_fen(&after)
+        };
         self.positions.truncate(self.plies.len() + 1);
         self.positions.push(after);
         self.plies.push(Ply {
@@ -155,6 +159,89 @@ impl Game {
             })
         } else {
             Some(("1/2-1/2", "stalemate"))
+        }
+    }
+}
+
+/// The FEN of a standard-chess position, written directly (the same text as shakmaty's
+/// `Fen` with legal en passant squares, in a fraction of the time).
+pub fn standard_fen(pos: &Chess) -> String {
+    use shakmaty::{CastlingSide, File, Rank};
+    let mut out = String::with_capacity(90);
+    let board = pos.board();
+    for rank in Rank::ALL.iter().rev() {
+        let mut empty = 0u8;
+        for file in File::ALL {
+            match board.piece_at(Square::from_coords(file, *rank)) {
+                Some(p) => {
+                    if empty > 0 {
+                        out.push(char::from(b'0' + empty));
+                        empty = 0;
+                    }
+                    out.push(p.char());
+                }
+                None => empty += 1,
+            }
+        }
+        if empty > 0 {
+            out.push(char::from(b'0' + empty));
+        }
+        if *rank != Rank::First {
+            out.push('/');
+        }
+    }
+    out.push(' ');
+    out.push(if pos.turn() == Color::White { 'w' } else { 'b' });
+    out.push(' ');
+    let castles = pos.castles();
+    let len = out.len();
+    for (color, side, c) in [
+        (Color::White, CastlingSide::KingSide, 'K'),
+        (Color::White, CastlingSide::QueenSide, 'Q'),
+        (Color::Black, CastlingSide::KingSide, 'k'),
+        (Color::Black, CastlingSide::QueenSide, 'q'),
+    ] {
+        if castles.has(color, side) {
+            out.push(c);
+        }
+    }
+    if out.len() == len {
+        out.push('-');
+    }
+    out.push(' ');
+    match pos.legal_ep_square() {
+        Some(sq) => out.push_str(&sq.to_string()),
+        None => out.push('-'),
+    }
+    out.push(' ');
+    out.push_str(&pos.halfmoves().to_string());
+    out.push(' ');
+    out.push_str(&pos.fullmoves().to_string());
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use shakmaty::uci::UciMove;
+
+    #[test]
+    fn standard_fen_matches_shakmaty() {
+        let mut pos = Chess::default();
+        for u in [
+            "e2e4", "d7d5", "e4e5", "f7f5", "e5f6", "g8f6", "g1f3", "b8c6", "f1b5", "c8d7", "e1g1",
+            "e7e6", "a2a4", "d8e7", "a4a5", "h7h6",
+        ] {
+            let m = u
+                .parse::<UciMove>()
+                .ok()
+                .and_then(|m| m.to_move(&pos).ok())
+                .unwrap_or_else(|| panic!("{u} illegal"));
+            pos.play_unchecked(m);
+            assert_eq!(
+                standard_fen(&pos),
+                Fen::from_position(&pos, EnPassantMode::Legal).to_string()
+            );
         }
     }
 }
