@@ -605,6 +605,9 @@ fn parse_game(text: &str, fen: Option<&str>) -> Option<(Chess, Vec<Move>, Castli
     }
     let mut moves = Vec::new();
     for tok in clean.split_whitespace() {
+        if ["1-0", "0-1", "1/2-1/2", "*"].contains(&tok) {
+            continue;
+        }
         let tok = tok.trim_start_matches(|c: char| c.is_ascii_digit() || c == '.');
         if tok.is_empty() || tok.starts_with('$') || ["1-0", "0-1", "1/2-1/2", "*"].contains(&tok) {
             continue;
