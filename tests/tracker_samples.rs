@@ -221,59 +221,88 @@ fn score(run: &Run, san: &[String], ends: &[f64], tally: &mut Tally) -> bool {
 
 #[test]
 fn generated_dgt_traces_are_reconstructed_exactly() {
-    let Some(data) = data_dir() else {
+    let tally = sample_tally(TrackerConfig::default());
+    let Some((tally, failures)) = tally else {
         eprintln!("sample data absent: skipped");
         return;
     };
-    let dir = data.join("generated");
-    let Ok(entries) = std::fs::read_dir(&dir) else {
-        return;
-    };
-    let mut files: Vec<PathBuf> = entries
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.to_string_lossy().ends_with("-dgt.trace"))
-        .collect();
-    files.sort();
-    let mut tally = Tally::default();
-    let mut failures = Vec::new();
-    for f in &files {
-        let (Ok(text), Ok(json)) = (
-            std::fs::read_to_string(f),
-            std::fs::read_to_string(f.with_extension("json")),
-        ) else {
-            continue;
-        };
-        let truth: serde_json::Value = serde_json::from_str(&json).expect("truth json");
-        let san: Vec<String> = truth["san"]
-            .as_array()
-            .map(|a| {
-                a.iter()
-                    .filter_map(|s| s.as_str().map(String::from))
-                    .collect()
-            })
-            .unwrap_or_default();
-        let ends: Vec<f64> = truth["move_end_ms"]
-            .as_array()
-            .map(|a| a.iter().filter_map(serde_json::Value::as_f64).collect())
-            .unwrap_or_default();
-        let run = run_inputs(TrackerConfig::default(), &decode_dgt(&text));
-        if !score(&run, &san, &ends, &mut tally) {
-            failures.push(f.display().to_string());
-        }
-    }
-    eprintln!(
-        "DGT samples: games {}/{} exact, moves {}, misread {}, retracts {}, latency ms median {:.1} p95 {:.1} p99 {:.1}",
-        tally.exact,
-        tally.games,
-        tally.moves,
-        tally.misread,
-        tally.retracts,
-        tally.quantile(0.5),
-        tally.quantile(0.95),
-        tally.quantile(0.99)
-    );
     assert!(failures.is_empty(), "not exact: {failures:?}");
     assert_eq!(tally.misread, 0);
+}
+
+/// How the settle window was chosen: `cargo test --release --test tracker_samples -- --ignored`.
+#[test]
+#[ignore = "a measurement"]
+fn settle_window_sweep() {
+    for ms in [100, 150, 200, 250, 300] {
+        let cfg = TrackerConfig {
+            settle: std::time::Duration::from_millis(ms),
+            ..TrackerConfig::default()
+        };
+        if let Some((t, _)) = sample_tally(cfg) {
+            eprintln!(
+                "settle {ms} ms: {}/{} exact, misread {}, retracts {}, median {:.1} p95 {:.1}",
+                t.exact,
+                t.games,
+                t.misread,
+                t.retracts,
+                t.quantile(0.5),
+                t.quantile(0.95)
+            );
+        }
+    }
+}
+
+fn sample_tally(cfg: TrackerConfig) -> Option<(Tally, Vec<String>)> {
+    {
+        let data = data_dir()?;
+        let dir = data.join("generated");
+        let entries = std::fs::read_dir(&dir).ok()?;
+        let mut files: Vec<PathBuf> = entries
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| p.to_string_lossy().ends_with("-dgt.trace"))
+            .collect();
+        files.sort();
+        let mut tally = Tally::default();
+        let mut failures = Vec::new();
+        for f in &files {
+            let (Ok(text), Ok(json)) = (
+                std::fs::read_to_string(f),
+                std::fs::read_to_string(f.with_extension("json")),
+            ) else {
+                continue;
+            };
+            let truth: serde_json::Value = serde_json::from_str(&json).expect("truth json");
+            let san: Vec<String> = truth["san"]
+                .as_array()
+                .map(|a| {
+                    a.iter()
+                        .filter_map(|s| s.as_str().map(String::from))
+                        .collect()
+                })
+                .unwrap_or_default();
+            let ends: Vec<f64> = truth["move_end_ms"]
+                .as_array()
+                .map(|a| a.iter().filter_map(serde_json::Value::as_f64).collect())
+                .unwrap_or_default();
+            let run = run_inputs(cfg.clone(), &decode_dgt(&text));
+            if !score(&run, &san, &ends, &mut tally) {
+                failures.push(f.display().to_string());
+            }
+        }
+        eprintln!(
+            "DGT samples: games {}/{} exact, moves {}, misread {}, retracts {}, latency ms median {:.1} p95 {:.1} p99 {:.1}",
+            tally.exact,
+            tally.games,
+            tally.moves,
+            tally.misread,
+            tally.retracts,
+            tally.quantile(0.5),
+            tally.quantile(0.95),
+            tally.quantile(0.99)
+        );
+        Some((tally, failures))
+    }
 }
 
 #[test]
