@@ -17,3 +17,4 @@ pub mod protocol;
 pub mod sensing;
 pub mod time;
 pub mod trace;
+pub mod tracker;
