@@ -18,3 +18,4 @@ pub mod sensing;
 pub mod sim;
 pub mod time;
 pub mod trace;
+pub mod tracker;

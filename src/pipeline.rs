@@ -19,6 +19,7 @@ use crate::event::{GameEvent, TimedEvent};
 use crate::protocol::Protocol;
 use crate::sensing::{Sensed, Sensing, SensingConfig};
 use crate::time::Time;
+use crate::tracker::{Tracker, TrackerConfig};
 
 /// How one board is read and judged.
 #[derive(Debug, Clone, Default)]
@@ -31,14 +32,19 @@ pub struct CoreConfig {
     pub keep_sensed: bool,
     /// How moves are reconstructed from square changes.
     pub reconstruction: Reconstruction,
+    /// How the move tracker decides (with [`Reconstruction::Tracker`]); its `start_fen` is
+    /// taken from [`CoreConfig::start_fen`] when that is set.
+    pub tracker: TrackerConfig,
 }
 
 /// How moves are reconstructed from square changes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Reconstruction {
     /// Not at all: only the board and clock are reported.
-    #[default]
     None,
+    /// The move tracker ([`crate::tracker`]).
+    #[default]
+    Tracker,
     /// The fixed still-board matcher the peers use (for comparison in benchmarks).
     StillBoard {
         /// How long the board must be still.
@@ -49,6 +55,7 @@ pub enum Reconstruction {
 #[derive(Debug)]
 enum Reconstructor {
     None,
+    Tracker(Box<Tracker>),
     StillBoard(Box<StillBoardMatcher>),
 }
 
@@ -67,6 +74,13 @@ impl BoardCore {
     pub fn new(protocol: Protocol, config: CoreConfig) -> Self {
         let reconstructor = match config.reconstruction {
             Reconstruction::None => Reconstructor::None,
+            Reconstruction::Tracker => {
+                let mut cfg = config.tracker.clone();
+                if config.start_fen.is_some() {
+                    cfg.start_fen = config.start_fen.clone();
+                }
+                Reconstructor::Tracker(Box::new(Tracker::new(cfg)))
+            }
             Reconstruction::StillBoard { wait } => Reconstructor::StillBoard(Box::new(
                 StillBoardMatcher::new(wait, config.start_fen.clone()),
             )),
@@ -102,6 +116,11 @@ impl BoardCore {
     pub fn handle_timeout(&mut self, now: Time) {
         match &mut self.reconstructor {
             Reconstructor::None => {}
+            Reconstructor::Tracker(t) => {
+                if t.poll_timeout().is_some_and(|due| due <= now) {
+                    t.handle_timeout(now);
+                }
+            }
             Reconstructor::StillBoard(m) => {
                 if m.poll_timeout().is_some_and(|due| due <= now) {
                     m.handle_timeout(now);
@@ -115,6 +134,7 @@ impl BoardCore {
     pub fn poll_timeout(&self) -> Option<Time> {
         match &self.reconstructor {
             Reconstructor::None => None,
+            Reconstructor::Tracker(t) => t.poll_timeout(),
             Reconstructor::StillBoard(m) => m.poll_timeout(),
         }
     }
@@ -122,6 +142,11 @@ impl BoardCore {
     fn collect(&mut self) {
         match &mut self.reconstructor {
             Reconstructor::None => {}
+            Reconstructor::Tracker(t) => {
+                while let Some(e) = t.poll_event() {
+                    self.events.push_back(e);
+                }
+            }
             Reconstructor::StillBoard(m) => {
                 while let Some(e) = m.poll_event() {
                     self.events.push_back(e);
@@ -141,6 +166,14 @@ impl BoardCore {
     }
 
     fn route(&mut self, item: &Sensed) {
+        if let Reconstructor::Tracker(tracker) = &mut self.reconstructor {
+            match item {
+                Sensed::Board { t, board, .. } => tracker.handle_board(*t, board),
+                Sensed::Change { t, change } => tracker.handle_change(*t, *change),
+                Sensed::ClockPress { t } => tracker.handle_clock_press(*t),
+                _ => {}
+            }
+        }
         if let Reconstructor::StillBoard(m) = &mut self.reconstructor {
             match item {
                 Sensed::Board { t, board, .. } => m.handle_board(*t, board),

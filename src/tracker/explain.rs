@@ -1,0 +1,589 @@
+//! Explaining the sensed board: the short sequences of legal moves that account for it.
+//!
+//! From the confirmed position and the sensed board, this module finds every sequence of up
+//! to [`MAX_PLIES`] legal moves whose last move is *under way or done* on the board and whose
+//! earlier moves are done: each lifted square is a from-square or a captured piece, each
+//! placed square a to-square, and a piece resting on the line it slides along is a *transit*.
+//! Every sequence gets a cost, the number of squares it cannot account for; the caller keeps
+//! the cheapest. It is pure bitboard arithmetic on [`shakmaty::Board`]s: it knows nothing of
+//! time, release, events, IO or protocols.
+
+use std::time::Duration;
+
+use shakmaty::{
+    Bitboard, Board, CastlingSide, Chess, Color, Move, MoveList, Piece, Position, Role, Square,
+    attacks,
+};
+
+use super::game::SquareEvent;
+use crate::time::Time;
+
+/// The longest sequence of plies the search will consider (a reconnect or very fast play).
+pub const MAX_PLIES: usize = 4;
+
+/// Candidates that leave more squares than this unexplained are not kept (the empty
+/// sequence always is).
+pub const MAX_COST: u32 = 3;
+
+/// At most this many candidates are kept; the search stops adding beyond it.
+const MAX_CANDIDATES: usize = 512;
+
+/// A later ply may seem to start this much before an earlier one (a board reports the
+/// squares of one scan in its own order).
+const ORDER_SLACK: Duration = Duration::from_millis(400);
+
+/// What the sensors reported since the confirmed position, as the search needs it.
+#[derive(Clone, Debug)]
+pub struct Evidence {
+    /// Squares that received a piece.
+    pub placed: Bitboard,
+    /// When each square last lost the piece it had.
+    pub lifted_at: [Option<Time>; 64],
+    /// Which pieces were put on each square (bit `color * 6 + role`).
+    pub seen: [u16; 64],
+}
+
+impl Default for Evidence {
+    fn default() -> Self {
+        Evidence {
+            placed: Bitboard::EMPTY,
+            lifted_at: [None; 64],
+            seen: [0; 64],
+        }
+    }
+}
+
+fn piece_bit(p: Piece) -> u16 {
+    1 << (usize::from(p.color.is_black()) * 6 + (p.role as usize - 1))
+}
+
+impl Evidence {
+    /// The evidence of a log.
+    pub fn from_log(log: &[SquareEvent]) -> Evidence {
+        let mut e = Evidence::default();
+        for ev in log {
+            e.add(ev);
+        }
+        e
+    }
+
+    /// Adds one event.
+    pub fn add(&mut self, ev: &SquareEvent) {
+        let i = ev.square.to_usize();
+        if ev.before.is_some() {
+            self.lifted_at[i] = Some(ev.t);
+        }
+        if let Some(p) = ev.after {
+            self.placed.add(ev.square);
+            self.seen[i] |= piece_bit(p);
+        }
+    }
+
+    fn start(&self, e: &Effect) -> Option<Time> {
+        e.from
+            .into_iter()
+            .filter_map(|sq| self.lifted_at[sq.to_usize()])
+            .min()
+    }
+}
+
+/// What a move does to the board, precomputed once per position.
+#[derive(Clone, Debug)]
+pub struct Effect {
+    /// The move.
+    pub mv: Move,
+    /// The board after the move.
+    pub after: Board,
+    /// Squares the move may lift or change: from, to, a captured pawn's square, and for
+    /// castling the king's and rook's squares before and after (even those that keep their
+    /// piece in Chess960).
+    pub touched: Bitboard,
+    /// Squares a moving piece may rest on while it slides (for castling, the king may rest
+    /// on the rook's destination and the other way round).
+    pub path: Bitboard,
+    /// The pieces that move (the king and the rook for castling).
+    pub movers: Bitboard,
+    /// Squares the moving pieces leave.
+    pub from: Bitboard,
+    /// Squares that receive a different piece.
+    pub to: Bitboard,
+    /// The promotion square and the pawn that may stand there for a while (pawn put on the
+    /// last rank, then swapped).
+    pub promo_pawn: Option<(Square, Piece)>,
+    /// A capture whose square stays occupied: on an occupancy-only board only a placement
+    /// seen there shows it happened.
+    pub occupied_capture: Option<Square>,
+}
+
+/// How a move as the last of a sequence fits the sensed board.
+#[derive(Clone, Copy, Debug)]
+pub struct Fit {
+    /// Squares the move cannot account for.
+    pub unexplained: Bitboard,
+    /// The moving piece rests on a square of its path.
+    pub transit: bool,
+    /// Every square the move touches shows its final content and nothing is in transit.
+    pub complete: bool,
+    /// Something of this move is visible on the board.
+    pub started: bool,
+    /// See [`Candidate::vanished`].
+    pub vanished: u8,
+}
+
+/// One explanation of the sensed board.
+#[derive(Clone, Copy, Debug)]
+pub struct Candidate {
+    moves: [Option<Move>; MAX_PLIES],
+    /// Number of plies (0: the board is the confirmed position, give or take `cost`).
+    pub len: u8,
+    /// Squares this sequence cannot account for.
+    pub unexplained: Bitboard,
+    /// The last move uses a transit square.
+    pub transit: bool,
+    /// The last move is complete on the board.
+    pub complete: bool,
+    /// Unexplained squares that are empty although the piece this sequence puts there was
+    /// seen put there: a sensor that lost a piece rather than a move that did not happen.
+    pub vanished: u8,
+}
+
+impl Candidate {
+    /// The number of squares left unexplained.
+    pub fn cost(&self) -> u32 {
+        self.unexplained.count() as u32
+    }
+
+    /// The first move, if any.
+    pub fn first(&self) -> Option<Move> {
+        self.moves[0]
+    }
+
+    /// The moves in order.
+    pub fn moves(&self) -> impl Iterator<Item = Move> + '_ {
+        self.moves[..usize::from(self.len)]
+            .iter()
+            .flatten()
+            .copied()
+    }
+}
+
+/// Squares whose content differs between two boards: occupancy only, or piece identity too.
+pub fn diff(a: &Board, b: &Board, identity: bool) -> Bitboard {
+    let occ = a.occupied() ^ b.occupied();
+    if !identity {
+        return occ;
+    }
+    occ | (a.white() ^ b.white())
+        | (a.pawns() ^ b.pawns())
+        | (a.knights() ^ b.knights())
+        | (a.bishops() ^ b.bishops())
+        | (a.rooks() ^ b.rooks())
+        | (a.queens() ^ b.queens())
+        | (a.kings() ^ b.kings())
+}
+
+fn castle_squares(king: Square, rook: Square, color: Color) -> (Square, Square) {
+    let side = CastlingSide::from_king_side(king < rook);
+    (side.king_to(color), side.rook_to(color))
+}
+
+/// The squares `mv` touches, and those it may slide across, cheaply (no board is built).
+fn reach(mv: Move, turn: Color) -> (Bitboard, Bitboard) {
+    match mv {
+        Move::Normal { from, to, .. } => (
+            Bitboard::from(from) | Bitboard::from(to),
+            attacks::between(from, to),
+        ),
+        Move::EnPassant { from, to } => (
+            Bitboard::from(from)
+                | Bitboard::from(to)
+                | Bitboard::from(Square::from_coords(to.file(), from.rank())),
+            Bitboard::EMPTY,
+        ),
+        Move::Castle { king, rook } => {
+            let (kt, rt) = castle_squares(king, rook, turn);
+            (
+                Bitboard::from(king)
+                    | Bitboard::from(rook)
+                    | Bitboard::from(kt)
+                    | Bitboard::from(rt),
+                attacks::between(king, kt) | attacks::between(rook, rt),
+            )
+        }
+        Move::Put { to, .. } => (Bitboard::from(to), Bitboard::EMPTY),
+    }
+}
+
+/// Whether a move with this reach can have started on the sensed board: it touches a square
+/// that differs, or a piece rests on a differing square of its path.
+fn may_start((touched, path): (Bitboard, Bitboard), differs: Bitboard, occupied: Bitboard) -> bool {
+    (touched & differs).any() || (path & differs & occupied).any()
+}
+
+/// What `mv`, played by `turn` on `before`, does to the board.
+pub fn effect(before: &Board, mv: Move, turn: Color) -> Effect {
+    let mut after = before.clone();
+    let pawn = Piece {
+        color: turn,
+        role: Role::Pawn,
+    };
+    match mv {
+        Move::Normal {
+            role,
+            from,
+            capture,
+            to,
+            promotion,
+        } => {
+            after.discard_piece_at(from);
+            after.set_piece_at(
+                to,
+                Piece {
+                    color: turn,
+                    role: promotion.unwrap_or(role),
+                },
+            );
+            let slides = matches!(role, Role::Bishop | Role::Rook | Role::Queen)
+                || (role == Role::Pawn && from.distance(to) == 2);
+            Effect {
+                mv,
+                after,
+                touched: Bitboard::from(from) | Bitboard::from(to),
+                path: if slides {
+                    attacks::between(from, to)
+                } else {
+                    Bitboard::EMPTY
+                },
+                movers: Bitboard::from(from),
+                from: Bitboard::from(from),
+                to: Bitboard::from(to),
+                promo_pawn: promotion.map(|_| (to, pawn)),
+                occupied_capture: capture.map(|_| to),
+            }
+        }
+        Move::EnPassant { from, to } => {
+            let taken = Square::from_coords(to.file(), from.rank());
+            after.discard_piece_at(from);
+            after.discard_piece_at(taken);
+            after.set_piece_at(to, pawn);
+            Effect {
+                mv,
+                after,
+                touched: Bitboard::from(from) | Bitboard::from(to) | Bitboard::from(taken),
+                path: Bitboard::EMPTY,
+                movers: Bitboard::from(from),
+                from: Bitboard::from(from),
+                to: Bitboard::from(to),
+                promo_pawn: None,
+                occupied_capture: None,
+            }
+        }
+        Move::Castle { king, rook } => {
+            let (king_to, rook_to) = castle_squares(king, rook, turn);
+            after.discard_piece_at(king);
+            after.discard_piece_at(rook);
+            after.set_piece_at(
+                king_to,
+                Piece {
+                    color: turn,
+                    role: Role::King,
+                },
+            );
+            after.set_piece_at(
+                rook_to,
+                Piece {
+                    color: turn,
+                    role: Role::Rook,
+                },
+            );
+            let touched = Bitboard::from(king)
+                | Bitboard::from(rook)
+                | Bitboard::from(king_to)
+                | Bitboard::from(rook_to);
+            let changed = diff(before, &after, true);
+            Effect {
+                mv,
+                path: attacks::between(king, king_to) | attacks::between(rook, rook_to),
+                movers: Bitboard::from(king) | Bitboard::from(rook),
+                from: Bitboard::from(king) | Bitboard::from(rook),
+                to: changed & after.occupied(),
+                after,
+                touched,
+                promo_pawn: None,
+                occupied_capture: None,
+            }
+        }
+        Move::Put { role, to } => {
+            // Not a chess move; kept total for completeness.
+            after.set_piece_at(to, Piece { color: turn, role });
+            Effect {
+                mv,
+                after,
+                touched: Bitboard::from(to),
+                path: Bitboard::EMPTY,
+                movers: Bitboard::EMPTY,
+                from: Bitboard::EMPTY,
+                to: Bitboard::from(to),
+                promo_pawn: None,
+                occupied_capture: None,
+            }
+        }
+    }
+}
+
+/// What the search needs to know besides the positions.
+#[derive(Clone, Copy, Debug)]
+pub struct Sight<'a> {
+    /// The sensed board.
+    pub sensed: &'a Board,
+    /// Whether the board reports which piece stands where (else occupancy only).
+    pub identity: bool,
+    /// Squares whose sensed content is stale and may be anything outside a move's squares.
+    pub ghost: Bitboard,
+    /// What the sensors reported since the confirmed position.
+    pub evidence: &'a Evidence,
+    /// The role an occupancy-only board promotes to.
+    pub promotion_default: Role,
+}
+
+impl Sight<'_> {
+    /// How `e`, played on `before`, fits the sensed board as the last move of a sequence.
+    pub fn fit(&self, before: &Board, e: &Effect) -> Fit {
+        let s = self.sensed;
+        let d_prev = diff(s, before, self.identity);
+        let d_next = diff(s, &e.after, self.identity);
+        let outside = d_prev & !e.touched & !self.ghost;
+        let movers_on_board = if self.identity {
+            let mut b = Bitboard::EMPTY;
+            for sq in e.movers {
+                if let Some(p) = before.piece_at(sq) {
+                    b |= s.by_piece(p);
+                }
+            }
+            b
+        } else {
+            s.occupied()
+        };
+        let transit = d_prev & d_next & e.path & movers_on_board & !before.occupied();
+        let outside = outside & !transit;
+        let mut inside_bad = e.touched & d_prev & d_next & s.occupied() & !transit;
+        if let Some((sq, pawn)) = e.promo_pawn
+            && self.identity
+            && s.piece_at(sq) == Some(pawn)
+        {
+            inside_bad.discard(sq);
+        }
+        let mut complete = (d_next & e.touched).is_empty() && transit.is_empty();
+        if let Some(sq) = e.occupied_capture
+            && !self.identity
+            && !self.evidence.placed.contains(sq)
+        {
+            complete = false;
+        }
+        let unexplained = outside | inside_bad;
+        let mut vanished = 0;
+        for sq in unexplained & !s.occupied() {
+            if let Some(p) = e.after.piece_at(sq) {
+                let bit = if self.identity {
+                    piece_bit(p)
+                } else {
+                    u16::MAX
+                };
+                if self.evidence.seen[sq.to_usize()] & bit != 0 {
+                    vanished += 1;
+                }
+            }
+        }
+        Fit {
+            unexplained,
+            transit: transit.any(),
+            complete,
+            started: (d_prev & e.touched).any() || transit.any(),
+            vanished,
+        }
+    }
+
+    fn wanted(&self, mv: &Move) -> bool {
+        self.identity
+            || match mv.promotion() {
+                None => true,
+                Some(r) => r == self.promotion_default,
+            }
+    }
+}
+
+/// The legal moves of one position with the squares each may touch, kept while that
+/// position is the base.
+#[derive(Clone, Debug)]
+pub struct BaseMoves {
+    /// The position.
+    pub pos: Chess,
+    /// Each legal move and the squares it may touch or slide across.
+    pub moves: MoveList,
+    reach: Vec<(Bitboard, Bitboard)>,
+}
+
+impl BaseMoves {
+    /// Precomputes the legal moves of `pos`.
+    pub fn new(pos: Chess) -> BaseMoves {
+        let turn = pos.turn();
+        let moves: MoveList = pos.legal_moves();
+        let reach = moves.iter().map(|m| reach(*m, turn)).collect();
+        BaseMoves { pos, moves, reach }
+    }
+
+    /// The effect of one of its moves.
+    pub fn effect(&self, mv: Move) -> Option<Effect> {
+        self.moves
+            .contains(&mv)
+            .then(|| effect(self.pos.board(), mv, self.pos.turn()))
+    }
+}
+
+/// Finds the candidates that explain the sensed board from `base`, cheapest kept.
+///
+/// `out` is cleared and filled; the empty sequence is always first.
+pub fn explain(base: &BaseMoves, sight: &Sight<'_>, max_plies: usize, out: &mut Vec<Candidate>) {
+    out.clear();
+    let board = base.pos.board();
+    let d0 = diff(sight.sensed, board, sight.identity) & !sight.ghost;
+    out.push(Candidate {
+        moves: [None; MAX_PLIES],
+        len: 0,
+        unexplained: d0,
+        transit: false,
+        complete: true,
+        vanished: 0,
+    });
+    if d0.is_empty() || max_plies == 0 {
+        return;
+    }
+    let mut prefix = [None; MAX_PLIES];
+    let turn = base.pos.turn();
+    for (m, reach) in base.moves.iter().zip(&base.reach) {
+        if !sight.wanted(m) || !may_start(*reach, d0, sight.sensed.occupied()) {
+            continue;
+        }
+        let e = effect(board, *m, turn);
+        step(
+            &base.pos,
+            board,
+            &e,
+            d0,
+            sight,
+            &mut prefix,
+            (0, None),
+            max_plies.min(MAX_PLIES),
+            out,
+        );
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+fn step(
+    pos: &Chess,
+    before: &Board,
+    e: &Effect,
+    d_before: Bitboard,
+    sight: &Sight<'_>,
+    prefix: &mut [Option<Move>; MAX_PLIES],
+    (depth, prev_start): (usize, Option<Time>),
+    max_plies: usize,
+    out: &mut Vec<Candidate>,
+) {
+    if out.len() >= MAX_CANDIDATES {
+        return;
+    }
+    // A move that touches nothing that differs cannot be part of the explanation.
+    if ((e.touched | e.path) & d_before).is_empty() {
+        return;
+    }
+    // Plies start in turn: a piece lifted well before the previous ply began is not the
+    // next ply.
+    let start = sight.evidence.start(e);
+    if let (Some(s), Some(p)) = (start, prev_start)
+        && s + ORDER_SLACK < p
+    {
+        return;
+    }
+    prefix[depth] = Some(e.mv);
+    let fit = sight.fit(before, e);
+    if fit.started && fit.unexplained.count() as u32 <= MAX_COST {
+        out.push(Candidate {
+            moves: *prefix,
+            len: (depth + 1) as u8,
+            unexplained: fit.unexplained,
+            transit: fit.transit,
+            complete: fit.complete,
+            vanished: fit.vanished,
+        });
+    }
+    // Go deeper only if this move is plainly done: its piece has left and arrived.
+    if depth + 1 < max_plies && (e.from & d_before).any() && (e.to & sight.evidence.placed).any() {
+        let d_after = diff(sight.sensed, &e.after, sight.identity) & !sight.ghost;
+        let remaining = (max_plies - depth - 1) as u32;
+        if d_after.any() && d_after.count() as u32 <= 4 * remaining + MAX_COST {
+            let mut next = pos.clone();
+            next.play_unchecked(e.mv);
+            let turn = next.turn();
+            for m in next.legal_moves() {
+                if !sight.wanted(&m) || !may_start(reach(m, turn), d_after, sight.sensed.occupied())
+                {
+                    continue;
+                }
+                let e2 = effect(&e.after, m, turn);
+                step(
+                    &next,
+                    &e.after,
+                    &e2,
+                    d_after,
+                    sight,
+                    prefix,
+                    (depth + 1, start.or(prev_start)),
+                    max_plies,
+                    out,
+                );
+            }
+        }
+    }
+    prefix[depth] = None;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use shakmaty::Chess;
+
+    fn sight<'a>(board: &'a Board, evidence: &'a Evidence) -> Sight<'a> {
+        Sight {
+            sensed: board,
+            identity: true,
+            ghost: Bitboard::EMPTY,
+            evidence,
+            promotion_default: Role::Queen,
+        }
+    }
+
+    #[test]
+    fn a_lifted_pawn_is_explained_by_its_moves() {
+        let base = BaseMoves::new(Chess::default());
+        let mut b = Board::new();
+        b.discard_piece_at(Square::E2);
+        let mut out = Vec::new();
+        explain(&base, &sight(&b, &Evidence::default()), 4, &mut out);
+        let zero: Vec<_> = out.iter().filter(|c| c.cost() == 0).collect();
+        assert_eq!(zero.len(), 2);
+        assert!(zero.iter().all(|c| !c.complete && c.len == 1));
+    }
+
+    #[test]
+    fn the_start_board_needs_no_move() {
+        let base = BaseMoves::new(Chess::default());
+        let b = Board::new();
+        let mut out = Vec::new();
+        explain(&base, &sight(&b, &Evidence::default()), 4, &mut out);
+        assert_eq!(out.len(), 1);
+        assert_eq!(out[0].len, 0);
+        assert_eq!(out[0].cost(), 0);
+    }
+}

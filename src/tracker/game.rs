@@ -1,0 +1,247 @@
+//! The confirmed game: its start, its plies, the position after each, and the log of what
+//! the sensors saw during each ply (for the arbiter).
+//!
+//! It turns a confirmed move into the notations of the event contract (UCI with the game's
+//! castling convention, SAN, FEN) and supports takebacks and retracts. It knows nothing of
+//! how moves are recognised, of time sources, or of IO.
+
+use shakmaty::{
+    Board, CastlingMode, Chess, Color, EnPassantMode, Move, Piece, Position, Square, fen::Fen,
+    san::SanPlus,
+};
+
+use super::start::Start;
+use crate::time::Time;
+
+/// One square's change as the sensors reported it: a lift (`after` empty), a placement, or
+/// one piece replaced by another (a capture pushing the victim off).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SquareEvent {
+    /// When it was reported.
+    pub t: Time,
+    /// The square.
+    pub square: Square,
+    /// What stood there before (a placeholder piece on occupancy-only boards).
+    pub before: Option<Piece>,
+    /// What stands there now.
+    pub after: Option<Piece>,
+}
+
+/// A confirmed ply.
+#[derive(Debug, Clone)]
+pub struct Ply {
+    /// The move.
+    pub mv: Move,
+    /// UCI notation (king-takes-rook castling in Chess960 games).
+    pub uci: String,
+    /// SAN with check and mate marks.
+    pub san: String,
+    /// FEN of the position after the move.
+    pub fen: String,
+    /// When it was confirmed.
+    pub confirmed_at: Time,
+    /// Every lift and placement the sensors reported while it was played, in order
+    /// (touches of other pieces included), for the arbiter.
+    pub log: Vec<SquareEvent>,
+}
+
+/// The confirmed game.
+#[derive(Debug, Clone)]
+pub struct Game {
+    start: Start,
+    positions: Vec<Chess>,
+    plies: Vec<Ply>,
+    /// The game has ended (mate, stalemate, the result gesture): no further moves.
+    pub finished: bool,
+}
+
+impl Game {
+    /// A game from this start.
+    pub fn new(start: Start) -> Game {
+        Game {
+            positions: vec![start.pos.clone()],
+            start,
+            plies: Vec::new(),
+            finished: false,
+        }
+    }
+
+    /// The start.
+    pub fn start(&self) -> &Start {
+        &self.start
+    }
+
+    /// The castling mode.
+    pub fn mode(&self) -> CastlingMode {
+        self.start.mode()
+    }
+
+    /// The current position.
+    pub fn position(&self) -> &Chess {
+        // `positions` always holds the start.
+        &self.positions[self.plies.len()]
+    }
+
+    /// The position after `ply` plies, if the game has that many.
+    pub fn position_at(&self, ply: usize) -> Option<&Chess> {
+        self.positions.get(ply)
+    }
+
+    /// Number of confirmed plies.
+    pub fn len(&self) -> usize {
+        self.plies.len()
+    }
+
+    /// Whether no ply has been confirmed.
+    pub fn is_empty(&self) -> bool {
+        self.plies.is_empty()
+    }
+
+    /// The confirmed plies.
+    pub fn plies(&self) -> &[Ply] {
+        &self.plies
+    }
+
+    /// Plays a legal move of the current position and returns the new ply.
+    pub fn push(&mut self, mv: Move, now: Time, log: Vec<SquareEvent>) -> &Ply {
+        let pos = self.position().clone();
+        let uci = mv.to_uci(self.mode()).to_string();
+        let mut after = pos.clone();
+        let san = SanPlus::from_move_and_play_unchecked(&mut after, mv).to_string();
+        let fen = if self.start.chess960 {
+            Fen::from_position(&after, EnPassantMode::Legal).to_string()
+        } else {
+            standard_fen(&after)
+        };
+        self.positions.truncate(self.plies.len() + 1);
+        self.positions.push(after);
+        self.plies.push(Ply {
+            mv,
+            uci,
+            san,
+            fen,
+            confirmed_at: now,
+            log,
+        });
+        let n = self.plies.len();
+        &self.plies[n - 1]
+    }
+
+    /// Drops the plies after `ply`.
+    pub fn truncate(&mut self, ply: usize) {
+        self.plies.truncate(ply);
+        self.positions.truncate(ply + 1);
+        self.finished = false;
+    }
+
+    /// The latest earlier position (fewer plies than now, at least `min_ply`) whose board
+    /// satisfies `same`.
+    pub fn earlier_board(
+        &self,
+        min_ply: usize,
+        mut same: impl FnMut(&Board) -> bool,
+    ) -> Option<usize> {
+        (min_ply..self.plies.len())
+            .rev()
+            .find(|&j| same(self.positions[j].board()))
+    }
+
+    /// The result if the current position ends the game: (`1-0`/`0-1`/`1/2-1/2`, reason).
+    /// `has_moves` says whether the side to move has a legal move.
+    pub fn outcome(&self, has_moves: bool) -> Option<(&'static str, &'static str)> {
+        let pos = self.position();
+        if has_moves {
+            None
+        } else if pos.is_check() {
+            Some(match pos.turn() {
+                Color::White => ("0-1", "checkmate"),
+                Color::Black => ("1-0", "checkmate"),
+            })
+        } else {
+            Some(("1/2-1/2", "stalemate"))
+        }
+    }
+}
+
+/// The FEN of a standard-chess position, written directly (the same text as shakmaty's
+/// `Fen` with legal en passant squares, in a fraction of the time).
+pub fn standard_fen(pos: &Chess) -> String {
+    use shakmaty::{CastlingSide, File, Rank};
+    let mut out = String::with_capacity(90);
+    let board = pos.board();
+    for rank in Rank::ALL.iter().rev() {
+        let mut empty = 0u8;
+        for file in File::ALL {
+            match board.piece_at(Square::from_coords(file, *rank)) {
+                Some(p) => {
+                    if empty > 0 {
+                        out.push(char::from(b'0' + empty));
+                        empty = 0;
+                    }
+                    out.push(p.char());
+                }
+                None => empty += 1,
+            }
+        }
+        if empty > 0 {
+            out.push(char::from(b'0' + empty));
+        }
+        if *rank != Rank::First {
+            out.push('/');
+        }
+    }
+    out.push(' ');
+    out.push(if pos.turn() == Color::White { 'w' } else { 'b' });
+    out.push(' ');
+    let castles = pos.castles();
+    let len = out.len();
+    for (color, side, c) in [
+        (Color::White, CastlingSide::KingSide, 'K'),
+        (Color::White, CastlingSide::QueenSide, 'Q'),
+        (Color::Black, CastlingSide::KingSide, 'k'),
+        (Color::Black, CastlingSide::QueenSide, 'q'),
+    ] {
+        if castles.has(color, side) {
+            out.push(c);
+        }
+    }
+    if out.len() == len {
+        out.push('-');
+    }
+    out.push(' ');
+    match pos.legal_ep_square() {
+        Some(sq) => out.push_str(&sq.to_string()),
+        None => out.push('-'),
+    }
+    out.push(' ');
+    out.push_str(&pos.halfmoves().to_string());
+    out.push(' ');
+    out.push_str(&pos.fullmoves().to_string());
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use shakmaty::uci::UciMove;
+
+    #[test]
+    fn standard_fen_matches_shakmaty() {
+        let mut pos = Chess::default();
+        for u in [
+            "e2e4", "d7d5", "e4e5", "f7f5", "e5f6", "g8f6", "g1f3", "b8c6", "f1b5", "c8d7", "e1g1",
+            "e7e6", "a2a4", "d8e7", "a4a5", "h7h6",
+        ] {
+            let m = u
+                .parse::<UciMove>()
+                .ok()
+                .and_then(|m| m.to_move(&pos).ok())
+                .unwrap_or_else(|| panic!("{u} illegal"));
+            pos.play_unchecked(m);
+            assert_eq!(
+                standard_fen(&pos),
+                Fen::from_position(&pos, EnPassantMode::Legal).to_string()
+            );
+        }
+    }
+}

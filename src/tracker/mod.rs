@@ -1,0 +1,619 @@
+//! The move tracker: from sensed square changes with their times to the moves really played.
+//!
+//! The tracker keeps two things: the confirmed game position, and the sensed board. Whatever
+//! differs between them must be explained by a short sequence of legal moves from the
+//! confirmed position (one ply usually, up to four when play is fast or after a reconnect):
+//! each lifted square is a from-square or a captured piece, each placed square a to-square,
+//! and a piece resting on the line it slides along is in *transit* ([`explain`]). A ply is
+//! confirmed when every remaining explanation agrees on it, it is complete (FIDE 4.7), and it
+//! is released ([`release`]): the opponent started a move, the piece cannot be moving on,
+//! the board settled for the settle window, or the clock lever was pressed. Slides, captures
+//! in any order, castling either way round (Chess960 too), en passant, promotions in any
+//! order and fast replies are one mechanism, not a special case each.
+//!
+//! It also recognises game starts ([`start`]), takebacks (the board back in an earlier
+//! position of the game), retracts (a confirmed move whose piece moves on before the
+//! opponent touched anything), mismatches (a board nothing legal explains: reported once,
+//! and the game goes on when the pieces are put right; squares whose sensors stay wrong are
+//! tolerated as *ghosts* so that the game goes on meanwhile) and the result gesture
+//! ([`gesture`]).
+//!
+//! It is sans-IO in the style of quinn-proto: it is handed the time with every input and
+//! never reads a clock, does no IO, and knows nothing of protocols, serial ports or sinks.
+//!
+//! - Handlers: [`Tracker::handle_board`] (a full sensed placement: the first report, a dump
+//!   after a reconnect), [`Tracker::handle_change`] (one square changed),
+//!   [`Tracker::handle_clock_press`] (the clock lever changed side), and
+//!   [`Tracker::handle_timeout`].
+//! - Polls: [`Tracker::poll_event`] (the next [`TimedEvent`]: `new_game`, `move`,
+//!   `retract`, `takeback`, `mismatch`, `result`) and [`Tracker::poll_timeout`] (when to
+//!   call `handle_timeout` next).
+//! - Getters: [`Tracker::position`], [`Tracker::ply`], [`Tracker::sensed`],
+//!   [`Tracker::game`] (the plies with their UCI, SAN, FEN and per-ply sensor log, for PGN,
+//!   UCI and the arbiter), [`Tracker::pending_log`], [`Tracker::chess960`],
+//!   [`Tracker::ghosts`], [`Tracker::config`].
+
+pub mod explain;
+pub mod game;
+pub mod gesture;
+pub mod release;
+pub mod start;
+
+use std::collections::VecDeque;
+use std::time::Duration;
+
+use shakmaty::{Bitboard, Board, Chess, Move, Position, Role};
+
+use crate::event::{GameEvent, TimedEvent};
+use crate::sensing::SquareChange;
+use crate::time::Time;
+
+use explain::{BaseMoves, Candidate, Evidence, MAX_PLIES, Sight, diff};
+use game::{Game, SquareEvent};
+use release::{Timing, Verdict, decide};
+use start::{Start, recognise};
+
+/// How the tracker decides.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TrackerConfig {
+    /// How long the board must stay still for a placed piece to count as released. The
+    /// default, 250 ms, is above the longest pause between two sensor reports of one slide
+    /// in the sample recordings (about 230 ms: a DGT board scans its squares in 200–250 ms),
+    /// so a slide's transit squares are not confirmed. Most moves are confirmed sooner, when
+    /// their piece cannot be moving on.
+    pub settle: Duration,
+    /// How long a complete move waits while an unfinished move could still extend it (the
+    /// rook of a castling put down before the king is touched), unless the clock or the
+    /// opponent proves it sooner.
+    pub ambiguity: Duration,
+    /// How long the board must stay unexplained before a `mismatch` is reported.
+    pub mismatch_after: Duration,
+    /// Whether the board reports which piece stands on a square (DGT, Millennium). `false`
+    /// for occupancy-only boards: the pieces reported are placeholders.
+    pub piece_identity: bool,
+    /// The piece an occupancy-only board promotes to.
+    pub promotion_default: Role,
+    /// A set-up start (full FEN); else the standard or any Chess960 start seen on the board
+    /// starts a game.
+    pub start_fen: Option<String>,
+    /// The longest sequence of plies a board jump is explained by (at most 4).
+    pub max_plies: usize,
+}
+
+impl Default for TrackerConfig {
+    fn default() -> Self {
+        TrackerConfig {
+            settle: Duration::from_millis(250),
+            ambiguity: Duration::from_millis(1200),
+            mismatch_after: Duration::from_millis(1000),
+            piece_identity: true,
+            promotion_default: Role::Queen,
+            start_fen: None,
+            max_plies: MAX_PLIES,
+        }
+    }
+}
+
+/// A configuration the tracker cannot work with.
+#[derive(Debug, thiserror::Error)]
+pub enum TrackerError {
+    /// The start FEN does not parse or is not a legal position.
+    #[error("start FEN: {0}")]
+    StartFen(String),
+}
+
+/// The move tracker (see the module documentation).
+#[derive(Debug)]
+pub struct Tracker {
+    cfg: TrackerConfig,
+    fixed_start: Option<Start>,
+    game: Option<Game>,
+    base: Option<BaseMoves>,
+    sensed: Board,
+    seen: bool,
+    last_change: Time,
+    clock_at: Option<Time>,
+    log: Vec<SquareEvent>,
+    evidence: Box<Evidence>,
+    ghost: Bitboard,
+    events: VecDeque<TimedEvent>,
+    timeout: Option<Time>,
+    cands: Vec<Candidate>,
+    reported: Bitboard,
+}
+
+/// Events kept in the pending log at most (a board left alone with pieces being shuffled).
+const MAX_LOG: usize = 4096;
+
+impl Tracker {
+    /// A tracker with this configuration. An unusable `start_fen` is ignored (the board's
+    /// start position is then awaited); use [`Tracker::try_new`] to be told.
+    pub fn new(config: TrackerConfig) -> Self {
+        match Self::try_new(config.clone()) {
+            Ok(t) => t,
+            Err(e) => {
+                tracing::warn!("{e}; waiting for a start position on the board instead");
+                Self::try_new(TrackerConfig {
+                    start_fen: None,
+                    ..config
+                })
+                .unwrap_or_else(|_| Self::build(TrackerConfig::default(), None))
+            }
+        }
+    }
+
+    /// A tracker with this configuration, or why it cannot be built.
+    pub fn try_new(config: TrackerConfig) -> Result<Self, TrackerError> {
+        let fixed = match &config.start_fen {
+            Some(fen) => Some(Start::from_fen(fen).map_err(TrackerError::StartFen)?),
+            None => None,
+        };
+        Ok(Self::build(config, fixed))
+    }
+
+    fn build(mut cfg: TrackerConfig, fixed_start: Option<Start>) -> Self {
+        cfg.max_plies = cfg.max_plies.clamp(1, MAX_PLIES);
+        Tracker {
+            cfg,
+            fixed_start,
+            game: None,
+            base: None,
+            sensed: Board::empty(),
+            seen: false,
+            last_change: Time::ZERO,
+            clock_at: None,
+            log: Vec::new(),
+            evidence: Box::default(),
+            ghost: Bitboard::EMPTY,
+            events: VecDeque::new(),
+            timeout: None,
+            cands: Vec::new(),
+            reported: Bitboard::EMPTY,
+        }
+    }
+
+    // ---------------------------------------------------------------- getters
+
+    /// The configuration.
+    pub fn config(&self) -> &TrackerConfig {
+        &self.cfg
+    }
+
+    /// The confirmed position, once a game has started.
+    pub fn position(&self) -> Option<&Chess> {
+        self.game.as_ref().map(Game::position)
+    }
+
+    /// The number of confirmed plies of the current game.
+    pub fn ply(&self) -> u32 {
+        self.game.as_ref().map_or(0, |g| g.len() as u32)
+    }
+
+    /// The sensed board (placeholder pieces on occupancy-only boards).
+    pub fn sensed(&self) -> &Board {
+        &self.sensed
+    }
+
+    /// The current game: start, confirmed plies (UCI, SAN, FEN, sensor log), positions.
+    pub fn game(&self) -> Option<&Game> {
+        self.game.as_ref()
+    }
+
+    /// Whether the current game uses Chess960 castling.
+    pub fn chess960(&self) -> bool {
+        self.game.as_ref().is_some_and(|g| g.start().chess960)
+    }
+
+    /// The lifts and placements since the last confirmed ply, in order: the ply being
+    /// played (for the arbiter).
+    pub fn pending_log(&self) -> &[SquareEvent] {
+        &self.log
+    }
+
+    /// Squares whose sensors disagree with the game and are tolerated as stale.
+    pub fn ghosts(&self) -> Bitboard {
+        self.ghost
+    }
+
+    // ---------------------------------------------------------------- handlers
+
+    /// A full sensed placement: the first report, or a dump after a reconnect. The squares
+    /// that differ from the sensed board are taken as changed now, in no particular order.
+    pub fn handle_board(&mut self, now: Time, board: &Board) {
+        let changed = diff(&self.sensed, board, self.cfg.piece_identity)
+            | if self.seen {
+                Bitboard::EMPTY
+            } else {
+                Bitboard::FULL
+            };
+        for sq in changed {
+            let before = self.sensed.piece_at(sq);
+            let after = board.piece_at(sq);
+            if self.seen && self.same(before, after) {
+                continue;
+            }
+            self.record(now, sq, before, after);
+        }
+        self.sensed = board.clone();
+        self.seen = true;
+        self.evaluate(now, true);
+    }
+
+    /// One square changed. A repeated report of what the square already shows is ignored.
+    pub fn handle_change(&mut self, now: Time, change: SquareChange) {
+        let sq = change.square;
+        let before = self.sensed.piece_at(sq);
+        if self.seen && self.same(before, change.piece) {
+            return;
+        }
+        match change.piece {
+            Some(p) => self.sensed.set_piece_at(sq, p),
+            None => self.sensed.discard_piece_at(sq),
+        }
+        self.record(now, sq, before, change.piece);
+        self.seen = true;
+        self.evaluate(now, false);
+    }
+
+    /// The clock lever changed side: the player who pressed it has released their pieces.
+    pub fn handle_clock_press(&mut self, now: Time) {
+        self.clock_at = Some(now);
+        self.evaluate(now, false);
+    }
+
+    /// Time has passed; call at [`Tracker::poll_timeout`] (earlier calls do no harm).
+    pub fn handle_timeout(&mut self, now: Time) {
+        if self.timeout.is_some_and(|t| now >= t) {
+            self.evaluate(now, false);
+        }
+    }
+
+    // ---------------------------------------------------------------- polls
+
+    /// The next event decided, if any.
+    pub fn poll_event(&mut self) -> Option<TimedEvent> {
+        self.events.pop_front()
+    }
+
+    /// When [`Tracker::handle_timeout`] should be called next, if at all.
+    pub fn poll_timeout(&self) -> Option<Time> {
+        self.timeout
+    }
+
+    // ---------------------------------------------------------------- internals
+
+    fn same(&self, a: Option<shakmaty::Piece>, b: Option<shakmaty::Piece>) -> bool {
+        if self.cfg.piece_identity {
+            a == b
+        } else {
+            a.is_some() == b.is_some()
+        }
+    }
+
+    fn record(
+        &mut self,
+        now: Time,
+        sq: shakmaty::Square,
+        before: Option<shakmaty::Piece>,
+        after: Option<shakmaty::Piece>,
+    ) {
+        self.last_change = self.last_change.max(now);
+        self.ghost.discard(sq);
+        let ev = SquareEvent {
+            t: now,
+            square: sq,
+            before,
+            after,
+        };
+        self.evidence.add(&ev);
+        if self.log.len() >= MAX_LOG {
+            self.log.drain(..MAX_LOG / 2);
+        }
+        self.log.push(ev);
+    }
+
+    fn emit(&mut self, now: Time, event: GameEvent) {
+        self.events.push_back(TimedEvent { t: now, event });
+    }
+
+    fn stable_for(&self, now: Time, d: Duration) -> bool {
+        now.saturating_since(self.last_change) >= d
+    }
+
+    fn start_game(&mut self, now: Time, start: Start) {
+        self.emit(
+            now,
+            GameEvent::NewGame {
+                fen: start.fen(),
+                chess960: start.chess960,
+            },
+        );
+        self.base = Some(BaseMoves::new(start.pos.clone()));
+        self.game = Some(Game::new(start));
+        self.log.clear();
+        *self.evidence = Evidence::default();
+        self.ghost = Bitboard::EMPTY;
+        self.reported = Bitboard::EMPTY;
+        self.clock_at = None;
+    }
+
+    /// Starts a game if the board shows a start position that is news. Returns whether
+    /// one started, or when to look again.
+    fn check_start(&mut self, now: Time, dump: bool) -> Result<bool, Option<Time>> {
+        if let (None, Some(fixed)) = (&self.game, &self.fixed_start) {
+            let fixed = fixed.clone();
+            self.start_game(now, fixed);
+            return Ok(true);
+        }
+        let Some(start) = recognise(&self.sensed, self.cfg.piece_identity) else {
+            return Ok(false);
+        };
+        let news = match &self.game {
+            None => true,
+            Some(g) => g.finished || !g.is_empty() || g.start().pos.board() != start.pos.board(),
+        };
+        if !news {
+            return Ok(false);
+        }
+        // A Chess960 arrangement may be a standard set-up still being put right.
+        if start.chess960 && !dump && !self.stable_for(now, self.cfg.settle) {
+            return Err(Some(self.last_change + self.cfg.settle));
+        }
+        self.start_game(now, start);
+        Ok(true)
+    }
+
+    fn explain_now(&mut self) {
+        let Some(base) = &self.base else {
+            self.cands.clear();
+            return;
+        };
+        let sight = Sight {
+            sensed: &self.sensed,
+            identity: self.cfg.piece_identity,
+            ghost: self.ghost,
+            evidence: &self.evidence,
+            promotion_default: self.cfg.promotion_default,
+        };
+        explain::explain(base, &sight, self.cfg.max_plies, &mut self.cands);
+    }
+
+    fn timing(&self, now: Time) -> Timing {
+        Timing {
+            now,
+            last_change: self.last_change,
+            clock_pressed: self.clock_at.is_some_and(|c| c >= self.last_change),
+            settle: self.cfg.settle,
+            ambiguity: self.cfg.ambiguity,
+        }
+    }
+
+    /// Decides everything the board now allows, as often as it allows.
+    fn evaluate(&mut self, now: Time, dump: bool) {
+        self.timeout = None;
+        let mut unexplained = false;
+        for _ in 0..64 {
+            unexplained = false;
+            match self.check_start(now, dump) {
+                Ok(true) => continue,
+                Ok(false) => {}
+                Err(t) => {
+                    self.timeout = t;
+                    break;
+                }
+            }
+            let Some(game) = &self.game else { break };
+            if game.finished {
+                break;
+            }
+            if self.cfg.piece_identity && gesture::kings_in_centre(&self.sensed).is_some() {
+                if self.stable_for(now, self.cfg.settle) {
+                    if let Some((result, reason)) = gesture::kings_in_centre(&self.sensed) {
+                        self.finish(now, result, reason);
+                    }
+                } else {
+                    self.timeout = Some(self.last_change + self.cfg.settle);
+                }
+                break;
+            }
+            self.explain_now();
+            match decide(&self.cands, self.timing(now)) {
+                Verdict::Idle => break,
+                Verdict::Confirm(m) => self.confirm(now, m),
+                Verdict::Wait(t) => {
+                    self.timeout = t;
+                    break;
+                }
+                Verdict::Ambiguous => {
+                    unexplained = true;
+                    break;
+                }
+                Verdict::Unexplained(common) => {
+                    if self.try_takeback(now) {
+                        continue;
+                    }
+                    match self.try_retract(now) {
+                        Ok(true) => continue,
+                        Ok(false) => {}
+                        Err(t) => self.timeout = t,
+                    }
+                    if !self.stable_for(now, self.cfg.settle) {
+                        self.timeout = Some(self.last_change + self.cfg.settle);
+                        unexplained = true;
+                        break;
+                    }
+                    if common.any() && !common.is_subset(self.ghost) {
+                        // Sensors that stay wrong: tolerate them and go on.
+                        self.ghost |= common;
+                        continue;
+                    }
+                    unexplained = true;
+                    break;
+                }
+            }
+        }
+        self.check_mismatch(now, unexplained);
+    }
+
+    fn check_mismatch(&mut self, now: Time, unexplained: bool) {
+        let Some(game) = &self.game else { return };
+        let wrong = diff(
+            &self.sensed,
+            game.position().board(),
+            self.cfg.piece_identity,
+        );
+        let squares = if unexplained {
+            wrong
+        } else {
+            wrong & self.ghost
+        };
+        if squares.is_empty() {
+            self.reported = Bitboard::EMPTY;
+            return;
+        }
+        if squares == self.reported || game.finished {
+            return;
+        }
+        if self.stable_for(now, self.cfg.mismatch_after) {
+            self.reported = squares;
+            let names = squares.into_iter().map(|s| s.to_string()).collect();
+            self.emit(now, GameEvent::Mismatch { squares: names });
+        } else {
+            let t = self.last_change + self.cfg.mismatch_after;
+            self.timeout = Some(self.timeout.map_or(t, |o| o.min(t)));
+        }
+    }
+
+    fn finish(&mut self, now: Time, result: &str, reason: &str) {
+        if let Some(g) = &mut self.game {
+            g.finished = true;
+        }
+        self.emit(
+            now,
+            GameEvent::Result {
+                result: result.to_string(),
+                reason: reason.to_string(),
+            },
+        );
+    }
+
+    /// Confirms `m`, a legal move of the current position.
+    fn confirm(&mut self, now: Time, m: Move) {
+        let (Some(game), Some(base)) = (&mut self.game, &self.base) else {
+            return;
+        };
+        let Some(e) = base.effect(m) else {
+            return;
+        };
+        // The events up to the one that completed the move belong to this ply.
+        let squares = e.touched | e.path;
+        let done = self
+            .log
+            .iter()
+            .rposition(|ev| squares.contains(ev.square) && ev.after == e.after.piece_at(ev.square))
+            .map_or(0, |i| i + 1);
+        let rest = self.log.split_off(done);
+        let ply_log = std::mem::replace(&mut self.log, rest);
+        let number = game.len() as u32 + 1;
+        let ply = game.push(m, now, ply_log);
+        let event = GameEvent::Move {
+            ply: number,
+            uci: ply.uci.clone(),
+            san: ply.san.clone(),
+            fen: ply.fen.clone(),
+        };
+        let pos = game.position().clone();
+        let next = BaseMoves::new(pos.clone());
+        let outcome = game.outcome(!next.moves.is_empty());
+        *self.evidence = Evidence::from_log(&self.log);
+        self.ghost &= diff(&self.sensed, pos.board(), self.cfg.piece_identity);
+        self.base = Some(next);
+        self.clock_at = None;
+        self.emit(now, event);
+        if let Some((result, reason)) = outcome {
+            self.finish(now, result, reason);
+        }
+    }
+
+    /// The board shows an earlier position of the game: the players took moves back.
+    fn try_takeback(&mut self, now: Time) -> bool {
+        let Some(game) = &mut self.game else {
+            return false;
+        };
+        let identity = self.cfg.piece_identity;
+        let (sensed, ghost) = (&self.sensed, self.ghost);
+        let Some(j) = game.earlier_board(0, |b| (diff(sensed, b, identity) & !ghost).is_empty())
+        else {
+            return false;
+        };
+        game.truncate(j);
+        let pos = game.position().clone();
+        self.base = Some(BaseMoves::new(pos));
+        self.log.clear();
+        *self.evidence = Evidence::default();
+        self.clock_at = None;
+        self.emit(now, GameEvent::Takeback { ply: j as u32 });
+        true
+    }
+
+    /// The piece of the last confirmed move has moved on to another square before the
+    /// opponent touched anything: withdraw the move (the caller then confirms the new one).
+    fn try_retract(&mut self, now: Time) -> Result<bool, Option<Time>> {
+        let Some(game) = &self.game else {
+            return Ok(false);
+        };
+        let n = game.len();
+        let (Some(last), Some(prev)) = (game.plies().last(), game.position_at(n.wrapping_sub(1)))
+        else {
+            return Ok(false);
+        };
+        let last_mv = last.mv;
+        let from = last_mv.from();
+        let bm = BaseMoves::new(prev.clone());
+        let Some(last_e) = bm.effect(last_mv) else {
+            return Ok(false);
+        };
+        let mut evidence = Evidence::from_log(&last.log);
+        for ev in &self.log {
+            evidence.add(ev);
+        }
+        let sight = Sight {
+            sensed: &self.sensed,
+            identity: self.cfg.piece_identity,
+            ghost: self.ghost,
+            evidence: &evidence,
+            promotion_default: self.cfg.promotion_default,
+        };
+        let mut cands = Vec::new();
+        explain::explain(&bm, &sight, 1, &mut cands);
+        cands.retain(|c| c.first() != Some(last_mv));
+        let verdict = decide(&cands, self.timing(now));
+        let m = match verdict {
+            Verdict::Confirm(m) => m,
+            Verdict::Wait(t) => return Err(t),
+            _ => return Ok(false),
+        };
+        let Some(e) = bm.effect(m) else {
+            return Ok(false);
+        };
+        // Only the piece of the last move may have moved since.
+        let allowed = last_e.touched | e.touched | e.path;
+        if m.from() != from || self.log.iter().any(|ev| !allowed.contains(ev.square)) {
+            return Ok(false);
+        }
+        if !self.stable_for(now, self.cfg.settle) {
+            return Err(Some(self.last_change + self.cfg.settle));
+        }
+        let uci = last.uci.clone();
+        let mut log = last.log.clone();
+        log.append(&mut self.log);
+        if let Some(g) = &mut self.game {
+            g.truncate(n - 1);
+        }
+        *self.evidence = Evidence::from_log(&log);
+        self.log = log;
+        self.base = Some(bm);
+        self.emit(now, GameEvent::Retract { ply: n as u32, uci });
+        Ok(true)
+    }
+}

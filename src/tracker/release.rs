@@ -1,0 +1,143 @@
+//! Release: when the explanations of the board allow a move to be confirmed.
+//!
+//! A ply is confirmed when every remaining explanation agrees on it, it is complete (FIDE
+//! 4.7) and it is released. Release is proved by whichever comes first:
+//! - the opponent has started a move (every cheapest explanation is two plies or more);
+//! - the piece cannot be moving on: the only explanation left is the complete move, with no
+//!   alternative in which the piece is still sliding (a knight, a capture, a completed
+//!   castling or promotion, the last free square of a line, a pawn that cannot go further);
+//! - the board has settled for the settle window (explanations that need a piece resting
+//!   on a transit square die then);
+//! - the clock lever was pressed after the last change.
+//!
+//! A complete move that an unfinished one could still extend — the rook of a castling put
+//! down first — waits for a longer ambiguity window. This module is a pure function of the
+//! candidates and the times it is given; it knows nothing of boards, IO or clocks.
+
+use std::time::Duration;
+
+use shakmaty::{Bitboard, Move};
+
+use super::explain::Candidate;
+use crate::time::Time;
+
+/// What the candidates say should happen now.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Verdict {
+    /// The board shows the confirmed position: nothing pending.
+    Idle,
+    /// Confirm this move now.
+    Confirm(Move),
+    /// A move is under way; decide again at this time (or at the next change).
+    Wait(Option<Time>),
+    /// Nothing explains the board without leaving squares unaccounted for; these squares are
+    /// left unexplained by every cheapest explanation.
+    Unexplained(Bitboard),
+    /// The pieces are released and several complete sequences explain the board: no order
+    /// of events tells them apart.
+    Ambiguous,
+}
+
+/// The times a decision depends on.
+#[derive(Debug, Clone, Copy)]
+pub struct Timing {
+    /// Now.
+    pub now: Time,
+    /// The last change of any square.
+    pub last_change: Time,
+    /// The clock lever was pressed after the last change.
+    pub clock_pressed: bool,
+    /// How long a board must stay still for the pieces on it to count as released.
+    pub settle: Duration,
+    /// How long a complete move waits for an unfinished alternative (castling rook-first).
+    pub ambiguity: Duration,
+}
+
+/// The fewest plies among the candidates that `keep` accepts.
+fn min_len(cands: &[Candidate], keep: impl Fn(&Candidate) -> bool) -> Option<u8> {
+    cands.iter().filter(|c| keep(c)).map(|c| c.len).min()
+}
+
+/// The first move every accepted candidate of `len` plies agrees on, and how many there are.
+fn agree(cands: &[Candidate], keep: impl Fn(&Candidate) -> bool, len: u8) -> (Option<Move>, usize) {
+    let mut first: Option<Move> = None;
+    let mut same = true;
+    let mut n = 0;
+    for c in cands.iter().filter(|c| keep(c) && c.len == len) {
+        n += 1;
+        match (first, c.first()) {
+            (None, m) => first = m,
+            (Some(a), Some(b)) if a == b => {}
+            _ => same = false,
+        }
+    }
+    (if same { first } else { None }, n)
+}
+
+/// Decides from the candidates (as found by [`super::explain::explain`]) and the times.
+pub fn decide(cands: &[Candidate], t: Timing) -> Verdict {
+    let Some(best_cost) = cands.iter().map(Candidate::cost).min() else {
+        return Verdict::Idle;
+    };
+    if best_cost > 0 {
+        // Prefer explanations whose missing pieces were seen put where they belong (a
+        // sensor that lost a piece) over ones where a piece never arrived.
+        let cheapest = cands.iter().filter(|c| c.cost() == best_cost);
+        let most = cheapest.clone().map(|c| c.vanished).max().unwrap_or(0);
+        let mut common = Bitboard::FULL;
+        for c in cheapest.filter(|c| c.vanished == most) {
+            common &= c.unexplained;
+        }
+        return Verdict::Unexplained(common);
+    }
+    let free = |c: &Candidate| c.cost() == 0;
+    let Some(len) = min_len(cands, free) else {
+        return Verdict::Idle;
+    };
+    if len == 0 {
+        return Verdict::Idle;
+    }
+    let (agreed, n) = agree(cands, free, len);
+    if let Some(m) = agreed {
+        let complete = cands.iter().any(|c| free(c) && c.len == len && c.complete);
+        if len >= 2 || (n == 1 && complete) {
+            return Verdict::Confirm(m);
+        }
+    }
+    let stable = t.now.saturating_since(t.last_change) >= t.settle;
+    if !(stable || t.clock_pressed) {
+        return Verdict::Wait(Some(t.last_change + t.settle));
+    }
+    // The pieces are released: nothing rests on a transit square any more.
+    let settled = |c: &Candidate| c.cost() == 0 && !c.transit;
+    let Some(len) = min_len(cands, settled) else {
+        return Verdict::Wait(None);
+    };
+    if len == 0 {
+        return Verdict::Idle;
+    }
+    let (agreed, n) = agree(cands, settled, len);
+    let complete: Vec<&Candidate> = cands
+        .iter()
+        .filter(|c| settled(c) && c.len == len && c.complete)
+        .collect();
+    if let Some(m) = agreed {
+        if len >= 2 || complete.len() == n {
+            return Verdict::Confirm(m);
+        }
+        return Verdict::Wait(None);
+    }
+    if complete.len() == n {
+        return Verdict::Ambiguous;
+    }
+    if len == 1 && complete.len() == 1 {
+        let waited = t.now.saturating_since(t.last_change) >= t.ambiguity;
+        if (waited || t.clock_pressed)
+            && let Some(m) = complete[0].first()
+        {
+            return Verdict::Confirm(m);
+        }
+        return Verdict::Wait(Some(t.last_change + t.ambiguity));
+    }
+    Verdict::Wait(None)
+}
