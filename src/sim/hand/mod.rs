@@ -28,6 +28,10 @@ use super::rng::Rng;
 use super::timeline::{ClockPress, Part, Timeline, squares_of};
 use super::truth::{Observation, PlyTruth, ResultTruth, TakebackTruth, Touch, Truth};
 
+/// How long nothing touches a promoted piece (longer than a DGT scan, so that every board
+/// reports which piece was chosen).
+const SEEN_AFTER_PROMOTION: std::time::Duration = std::time::Duration::from_millis(400);
+
 /// A seeded, reproducible hand.
 #[derive(Debug, Clone)]
 pub struct Hand {
@@ -77,12 +81,19 @@ impl Hand {
             let m = game.moves[i];
             c.ply = i as u32 + 1;
             c.used.clear();
+            // A promoted piece stays untouched long enough for any board to see which
+            // piece it is (more than one full DGT scan): the choice is the move.
+            let after_promotion = i > 0 && game.moves[i - 1].is_promotion();
             let quick = quick_allowed && c.rng.chance(self.options.quick_reply);
-            if quick {
+            if quick && !after_promotion {
                 c.note(Behaviour::QuickReply);
                 c.pause(60.0, 150.0);
             } else {
+                let earliest = c.now + SEEN_AFTER_PROMOTION;
                 think(&mut c);
+                if after_promotion && c.now < earliest {
+                    c.now = earliest;
+                }
                 if c.rng.chance(self.options.adjust) {
                     adjust(&mut c, pos, m, &mut truth);
                 }
@@ -213,7 +224,8 @@ fn adjust(c: &mut Choreo, pos: &Chess, m: Move, truth: &mut Truth) {
     c.note(Behaviour::Adjust);
     let Ok(piece) = c.lift(square) else { return };
     let lifted = c.last_event_time().unwrap_or(c.now);
-    c.human(150.0, 500.0);
+    // Held long enough for every board to see the touch (a DGT scan is up to 250 ms).
+    c.pause(300.0, 700.0);
     if c.place(square, piece).is_err() {
         return;
     }

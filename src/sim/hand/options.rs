@@ -85,7 +85,9 @@ pub struct HandOptions {
     /// Promotion.
     pub promotion: PromotionMix,
     /// Chance that a move is a quick reply: its first lift 60–150 ms after the previous
-    /// move's last change.
+    /// move's last change (or the clock press that followed it). Never right after a
+    /// promotion: a promoted piece is left alone for 400 ms so that every board sees
+    /// which piece it is.
     pub quick_reply: f64,
     /// Chance that the player to move lifts a piece and puts it back before moving.
     pub adjust: f64,
