@@ -85,8 +85,16 @@ impl BoardCore {
                 StillBoardMatcher::new(wait, config.start_fen.clone()),
             )),
         };
+        let mut sensing = config.sensing.clone();
+        if sensing.expected.is_none() {
+            sensing.expected = config
+                .start_fen
+                .as_deref()
+                .and_then(|f| f.parse::<shakmaty::fen::Fen>().ok())
+                .map(|f| f.into_setup().board);
+        }
         BoardCore {
-            sensing: Sensing::new(protocol, config.sensing),
+            sensing: Sensing::new(protocol, sensing),
             reconstructor,
             keep_sensed: config.keep_sensed,
             sensed: VecDeque::new(),

@@ -8,6 +8,7 @@ mod bench;
 mod record;
 
 mod replay;
+mod sim;
 
 use std::path::PathBuf;
 
@@ -34,6 +35,8 @@ pub enum Command {
     Record(record::RecordArgs),
     /// Record a board's traffic to a trace file while printing what it decodes.
 
+    /// Play a game with the simulated hand on an emulated board and write the trace.
+    Sim(sim::SimArgs),
     /// Measure throughput and print the figures.
     Bench(bench::BenchArgs),
 }
@@ -83,6 +86,7 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Record(args) => record::run(args),
 
         Command::Bench(args) => bench::run(args),
+        Command::Sim(args) => sim::run(args),
     }
 }
 
