@@ -5,6 +5,7 @@
 //! and picks the exit status.
 
 mod bench;
+mod demo;
 mod record;
 
 mod replay;
@@ -29,6 +30,8 @@ pub struct Cli {
 /// The subcommands.
 #[derive(Debug, Subcommand)]
 pub enum Command {
+    /// Play a real game on an emulated board through the serial path, showing each event.
+    Demo(demo::DemoArgs),
     /// Replay a recorded trace and print what eboardd decides, as JSON lines.
     Replay(replay::ReplayArgs),
     /// Record a board's traffic to a trace file while printing what it decodes.
@@ -82,6 +85,7 @@ impl CliError {
 /// Runs the command line.
 pub fn run(cli: Cli) -> anyhow::Result<()> {
     match cli.command {
+        Command::Demo(args) => demo::run(args),
         Command::Replay(args) => replay::run(args),
         Command::Record(args) => record::run(args),
 
