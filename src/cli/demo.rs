@@ -183,7 +183,7 @@ impl View {
             }
             GameEvent::Move { ply, san, uci, fen } => {
                 self.set_board(fen);
-                let number = (ply + 1) / 2;
+                let number = ply.div_ceil(2);
                 let dots = if ply % 2 == 1 { "." } else { "..." };
                 format!("{number}{dots} {san:<8} ({uci})")
             }
