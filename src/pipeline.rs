@@ -49,7 +49,7 @@ pub enum Reconstruction {
 #[derive(Debug)]
 enum Reconstructor {
     None,
-    StillBoard(StillBoardMatcher),
+    StillBoard(Box<StillBoardMatcher>),
 }
 
 /// One board's core (sans-IO).
@@ -67,9 +67,9 @@ impl BoardCore {
     pub fn new(protocol: Protocol, config: CoreConfig) -> Self {
         let reconstructor = match config.reconstruction {
             Reconstruction::None => Reconstructor::None,
-            Reconstruction::StillBoard { wait } => {
-                Reconstructor::StillBoard(StillBoardMatcher::new(wait, config.start_fen.clone()))
-            }
+            Reconstruction::StillBoard { wait } => Reconstructor::StillBoard(Box::new(
+                StillBoardMatcher::new(wait, config.start_fen.clone()),
+            )),
         };
         BoardCore {
             sensing: Sensing::new(protocol, config.sensing),

@@ -49,7 +49,7 @@ fn record_writes_a_trace_of_a_dgt_board_on_a_pty() {
     let dir = tempfile::tempdir().expect("tempdir");
     let out = dir.path().join("board.trace");
 
-    let mut child = Command::new(env!("CARGO_BIN_EXE_eboardd"))
+    let child = Command::new(env!("CARGO_BIN_EXE_eboardd"))
         .args([
             "record",
             "--device",

@@ -214,5 +214,9 @@ fn millennium_sample() -> Vec<u8> {
 
 fn with_odd_parity(b: u8) -> u8 {
     let b = b & 0x7f;
-    if b.count_ones() % 2 == 0 { b | 0x80 } else { b }
+    if b.count_ones().is_multiple_of(2) {
+        b | 0x80
+    } else {
+        b
+    }
 }

@@ -41,12 +41,10 @@ impl ClockState {
 
         // The side whose lever is up is the side whose clock runs.
         let left_runs = !lever;
-        let running = times.running().then(|| {
-            if left_runs == white_is_left {
-                Side::White
-            } else {
-                Side::Black
-            }
+        let running = times.running().then_some(if left_runs == white_is_left {
+            Side::White
+        } else {
+            Side::Black
         });
         let (white, black) = if white_is_left {
             (times.left, times.right)

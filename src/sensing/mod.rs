@@ -279,8 +279,8 @@ impl Sensing {
             self.push_board(now, true);
             return;
         }
-        for index in 0..64 {
-            self.handle_field(now, index, pieces[index]);
+        for (index, piece) in pieces.iter().enumerate() {
+            self.handle_field(now, index, *piece);
         }
     }
 
