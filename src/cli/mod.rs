@@ -6,7 +6,10 @@
 
 mod bench;
 
+mod list;
 mod replay;
+mod run;
+mod watch;
 
 use std::path::PathBuf;
 
@@ -29,6 +32,12 @@ pub struct Cli {
 pub enum Command {
     /// Replay a recorded trace and print what eboardd decides, as JSON lines.
     Replay(replay::ReplayArgs),
+    /// Run the daemon: boards on their ports, games journalled, the D-Bus service.
+    Run(run::RunArgs),
+    /// Follow the running daemon's boards over D-Bus.
+    Watch(watch::WatchArgs),
+    /// Probe the serial ports and say which have boards on them.
+    List(list::ListArgs),
     /// Record a board's traffic to a trace file while printing what it decodes.
 
     /// Measure throughput and print the figures.
@@ -77,6 +86,9 @@ impl CliError {
 pub fn run(cli: Cli) -> anyhow::Result<()> {
     match cli.command {
         Command::Replay(args) => replay::run(args),
+        Command::Run(args) => run::run(args),
+        Command::Watch(args) => watch::run(args),
+        Command::List(args) => list::run(args),
 
         Command::Bench(args) => bench::run(args),
     }
