@@ -47,7 +47,7 @@ fn lines_of(child: &mut Child) -> mpsc::Receiver<String> {
 }
 
 #[test]
-fn run_probes_a_dgt_board_notifies_systemd_and_watch_prints_its_events() {
+fn run_probes_a_dgt_board_notifies_systemd_pings_the_watchdog_and_watch_prints_its_events() {
     let dir = tempfile::tempdir().expect("tempdir");
     let address = start_bus(dir.path());
     let link = board_link(dir.path(), "dgt0");
@@ -63,6 +63,7 @@ fn run_probes_a_dgt_board_notifies_systemd_and_watch_prints_its_events() {
         .arg("--device")
         .arg(&link)
         .env("NOTIFY_SOCKET", &notify_path)
+        .env("WATCHDOG_USEC", "400000")
         .env("EBOARDD_LOG", "info")
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
@@ -77,6 +78,9 @@ fn run_probes_a_dgt_board_notifies_systemd_and_watch_prints_its_events() {
     let ready = String::from_utf8_lossy(&buf[..n]).to_string();
     assert!(ready.contains("READY=1"), "{ready}");
     assert!(ready.contains("STATUS="), "{ready}");
+    let n = notify.recv(&mut buf).expect("a watchdog ping");
+    let ping = String::from_utf8_lossy(&buf[..n]).to_string();
+    assert_eq!(ping.trim(), "WATCHDOG=1");
 
     // The probe: reset and board request, answered with a board dump; then the start-up.
     board.wait_for(LIMIT, |b| b.windows(2).any(|w| w == [0x40, 0x42]));
