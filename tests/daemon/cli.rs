@@ -192,3 +192,32 @@ fn watch_without_a_running_daemon_says_so() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("not running"), "{err}");
 }
+
+#[test]
+fn list_says_which_port_has_a_board_and_which_has_none() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let link = board_link(dir.path(), "dgt0");
+    let silent = board_link(dir.path(), "silent");
+    let mut board = PtyBoard::plug(&link);
+    let _silent = PtyBoard::plug(&silent);
+    let list = Command::new(env!("CARGO_BIN_EXE_eboardd"))
+        .arg("list")
+        .arg(&link)
+        .arg(&silent)
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("spawn eboardd list");
+    board.wait_for(LIMIT, |b| b.windows(2).any(|w| w == [0x40, 0x42]));
+    board.send_bytes(&dgt_start_dump());
+    let out = list.wait_with_output().expect("list ends");
+    assert!(out.status.success());
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains(&format!("{}\tdgt board", link.display())),
+        "{text}"
+    );
+    assert!(
+        text.contains(&format!("{}\tno board", silent.display())),
+        "{text}"
+    );
+}
