@@ -162,3 +162,46 @@ async fn an_auto_board_answering_v_is_probed_as_millennium_and_started() {
         board.wait_for(LIMIT, |b| b.windows(7).any(|w| w == w0203));
     });
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn with_a_record_directory_every_board_s_traffic_is_written_as_a_trace() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let link = board_link(dir.path(), "board0");
+    let mut board = PtyBoard::plug(&link);
+    let seen = std::sync::Arc::new(std::sync::Mutex::new(crate::script_core::Seen::default()));
+    let mut opts = options(&dir.path().join("state"), crate::script_core::factory(seen));
+    let traces = dir.path().join("traces");
+    opts.record_dir = Some(traces.clone());
+    let daemon = Daemon::new(opts);
+    daemon.attach(scripted_board(&link)).await.expect("attach");
+    tokio::task::block_in_place(|| board.expect_line("hello", LIMIT));
+    board.send("serial X1");
+    let wait = async {
+        loop {
+            let found = std::fs::read_dir(&traces)
+                .into_iter()
+                .flatten()
+                .filter_map(Result::ok)
+                .find_map(|e| {
+                    let t = eboardd::trace::read_trace_file(&e.path()).ok()?;
+                    let has_input = t.from_board().next().is_some();
+                    has_input.then_some(t)
+                });
+            if let Some(t) = found {
+                return t;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+        }
+    };
+    let trace = tokio::time::timeout(LIMIT, wait).await.expect("a trace");
+    let to_board: Vec<u8> = trace
+        .chunks
+        .iter()
+        .filter(|c| c.dir == eboardd::trace::Direction::ToBoard)
+        .flat_map(|c| c.bytes.clone())
+        .collect();
+    assert_eq!(to_board, b"hello\n");
+    let from_board: Vec<u8> = trace.from_board().flat_map(|c| c.bytes.clone()).collect();
+    assert_eq!(from_board, b"serial X1\n");
+    daemon.shutdown().await;
+}

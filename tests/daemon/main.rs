@@ -6,6 +6,7 @@ mod game;
 mod introspection;
 mod links;
 mod pty_board;
+mod real_board;
 mod restart;
 mod script_core;
 mod support;
