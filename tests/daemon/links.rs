@@ -205,3 +205,40 @@ async fn with_a_record_directory_every_board_s_traffic_is_written_as_a_trace() {
     assert_eq!(from_board, b"serial X1\n");
     daemon.shutdown().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn many_boards_play_at_once_each_its_own_game() {
+    const BOARDS: usize = 8;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let address = start_bus(dir.path());
+    let links: Vec<_> = (0..BOARDS)
+        .map(|i| board_link(dir.path(), &format!("board{i}")))
+        .collect();
+    let mut boards: Vec<PtyBoard> = links.iter().map(|l| PtyBoard::plug(l)).collect();
+    let conn = client(&address).await;
+    let configs = links.iter().map(|l| scripted_board(l)).collect();
+    let (_daemon, _service, _) = start_daemon(&address, &dir.path().join("state"), configs).await;
+    // Board i plays i + 1 plies of the same opening.
+    let opening = [
+        "e2e4", "e7e5", "g1f3", "b8c6", "f1b5", "a7a6", "b5a4", "g8f6",
+    ];
+    for (i, board) in boards.iter_mut().enumerate() {
+        tokio::task::block_in_place(|| board.expect_line("hello", LIMIT));
+        board.send(&format!("board {START}"));
+        for m in &opening[..=i] {
+            board.send(&format!("move {m}"));
+        }
+    }
+    for (i, link) in links.iter().enumerate() {
+        let proxy = BoardProxy::builder(&conn)
+            .path(board_path(i as u32))
+            .build()
+            .await
+            .expect("board proxy");
+        wait_for_ply(&proxy, i as u32 + 1).await;
+        assert_eq!(
+            proxy.device().await.expect("Device"),
+            link.display().to_string()
+        );
+    }
+}
