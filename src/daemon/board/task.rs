@@ -137,12 +137,20 @@ impl BoardTask {
 
     /// Serves requests while the board is away, until `deadline`; whether to stop.
     async fn idle_until(&mut self, deadline: Instant) -> bool {
+        self.serving(tokio::time::sleep_until(deadline))
+            .await
+            .is_err()
+    }
+
+    /// Runs `work` while serving requests; `Err` when the task must end meanwhile.
+    async fn serving<F: std::future::Future>(&mut self, work: F) -> Result<F::Output, Ended> {
+        tokio::pin!(work);
         loop {
             tokio::select! {
-                () = tokio::time::sleep_until(deadline) => return false,
+                done = &mut work => return Ok(done),
                 req = self.ch.requests.recv() => {
-                    if self.handle_request(req).is_some() {
-                        return true;
+                    if let Some(stop) = self.handle_request(req) {
+                        return Err(stop);
                     }
                     self.publish_events();
                 }
@@ -150,42 +158,40 @@ impl BoardTask {
         }
     }
 
-    /// Opens the port and finds the protocol, serving requests meanwhile.
+    /// Opens the port and finds the protocol, serving requests meanwhile. Opening runs on
+    /// the blocking pool: opening a Bluetooth node can take seconds.
     async fn connect(&mut self) -> Step {
         let baud = match self.setup.protocol {
             ProtocolChoice::Fixed(p) => p.baud_rate(),
             ProtocolChoice::Auto => Protocol::Dgt.baud_rate(),
         };
-        let mut port = match link::open(&self.setup.device, baud) {
+        let path = self.setup.device.clone();
+        let opening = tokio::task::spawn_blocking(move || link::open(&path, baud));
+        let opened = match self.serving(opening).await {
+            Ok(Ok(opened)) => opened,
+            Ok(Err(join)) => Err(LinkError {
+                unplugged: false,
+                reason: format!("opening the port failed: {join}"),
+            }),
+            Err(stop) => return Step::Ended(stop),
+        };
+        let mut port = match opened {
             Ok(p) => p,
             Err(e) => return Step::Ended(Ended::Lost(e)),
         };
         let protocol = match self.setup.protocol {
             ProtocolChoice::Fixed(p) => p,
-            ProtocolChoice::Auto => {
-                let probing = probe::probe(&mut port);
-                tokio::pin!(probing);
-                loop {
-                    tokio::select! {
-                        found = &mut probing => match found {
-                            Ok(p) => break p,
-                            Err(ProbeError::Link(e)) => return Step::Ended(Ended::Lost(e)),
-                            Err(e @ ProbeError::NoAnswer) => {
-                                return Step::Ended(Ended::Lost(LinkError {
-                                    unplugged: false,
-                                    reason: e.to_string(),
-                                }));
-                            }
-                        },
-                        req = self.ch.requests.recv() => {
-                            if let Some(stop) = self.handle_request(req) {
-                                return Step::Ended(stop);
-                            }
-                            self.publish_events();
-                        }
-                    }
+            ProtocolChoice::Auto => match self.serving(probe::probe(&mut port)).await {
+                Ok(Ok(p)) => p,
+                Ok(Err(ProbeError::Link(e))) => return Step::Ended(Ended::Lost(e)),
+                Ok(Err(e @ ProbeError::NoAnswer)) => {
+                    return Step::Ended(Ended::Lost(LinkError {
+                        unplugged: false,
+                        reason: e.to_string(),
+                    }));
                 }
-            }
+                Err(stop) => return Step::Ended(stop),
+            },
         };
         Step::Port(port, protocol)
     }
