@@ -1,6 +1,6 @@
 //! One board as the rest of the daemon sees it: a handle to its task.
 //!
-//! Each board runs as its own task ([`task`]), an actor with an inbox: the handle here sends
+//! Each board runs as its own task (module `task`), an actor with an inbox: the handle here sends
 //! it [`Request`]s and reads what it publishes — the current [`BoardStatus`] (a watch: always
 //! the latest) and every [`TimedEvent`] (a broadcast, in order). Arguments from users are
 //! checked here, before they reach the task, so a bad call changes nothing. Sinks (D-Bus,
