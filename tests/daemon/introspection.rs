@@ -109,3 +109,39 @@ async fn interface_files_in_protocols_match_the_live_introspection() {
     let board = introspect(board_path(0)).await;
     check(&board, BOARD_INTERFACE);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_object_manager_lists_every_board_with_its_properties() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let address = start_bus(dir.path());
+    let links: Vec<_> = (0..2)
+        .map(|i| board_link(dir.path(), &format!("board{i}")))
+        .collect();
+    let _boards: Vec<_> = links.iter().map(|l| PtyBoard::plug(l)).collect();
+    let conn = client(&address).await;
+    let configs = links.iter().map(|l| scripted_board(l)).collect();
+    let (_daemon, _service, _) = start_daemon(&address, &dir.path().join("state"), configs).await;
+    let om = zbus::fdo::ObjectManagerProxy::builder(&conn)
+        .destination(BUS_NAME)
+        .path(MANAGER_PATH)
+        .build()
+        .await
+        .expect("object manager proxy");
+    let objects = om.get_managed_objects().await.expect("GetManagedObjects");
+    for (i, link) in links.iter().enumerate() {
+        let path = zbus::OwnedObjectPath::try_from(board_path(i as u32)).expect("path");
+        let ifaces = objects
+            .get(&path)
+            .unwrap_or_else(|| panic!("{path} listed"));
+        let props = ifaces
+            .iter()
+            .find(|(name, _)| name.as_str() == BOARD_INTERFACE)
+            .map(|(_, props)| props)
+            .expect("the board interface");
+        let device = props.get("Device").expect("Device");
+        assert_eq!(
+            String::try_from(device.clone()).expect("s"),
+            link.display().to_string()
+        );
+    }
+}
