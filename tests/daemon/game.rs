@@ -292,3 +292,73 @@ pub async fn wait_for_ply(proxy: &BoardProxy<'_>, ply: u32) {
         .await
         .unwrap_or_else(|_| panic!("Ply did not reach {ply}"));
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn attach_and_detach_over_dbus_announce_the_board() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let address = start_bus(dir.path());
+    let link = board_link(dir.path(), "board0");
+    let mut board = PtyBoard::plug(&link);
+    let conn = client(&address).await;
+    let mut signals = Signals::record(&conn).await;
+    let (_daemon, _service, _) = start_daemon(&address, &dir.path().join("state"), vec![]).await;
+    let manager = ManagerProxy::new(&conn).await.expect("manager");
+    assert!(manager.boards().await.expect("Boards").is_empty());
+
+    let device = link.display().to_string();
+    let path = manager.attach_device(&device).await.expect("AttachDevice");
+    assert_eq!(path.as_str(), board_path(0));
+    let (added,): (zbus::OwnedObjectPath,) = signals
+        .next("BoardAdded")
+        .await
+        .body()
+        .deserialize()
+        .expect("BoardAdded");
+    assert_eq!(added, path);
+    let again = manager
+        .attach_device(&device)
+        .await
+        .expect("AttachDevice again");
+    assert_eq!(again, path, "attaching twice gives the same board");
+    assert_eq!(manager.boards().await.expect("Boards"), vec![path.clone()]);
+    // Attached over D-Bus, a device gets the defaults: protocol auto, so it is probed.
+    tokio::task::block_in_place(|| {
+        board.wait_for(LIMIT, |b| b.windows(2).any(|w| w == [0x40, 0x42]));
+    });
+
+    manager.detach_device(&device).await.expect("DetachDevice");
+    let (removed,): (zbus::OwnedObjectPath,) = signals
+        .next("BoardRemoved")
+        .await
+        .body()
+        .deserialize()
+        .expect("BoardRemoved");
+    assert_eq!(removed, path);
+    assert!(manager.boards().await.expect("Boards").is_empty());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_configured_device_attached_by_udev_keeps_its_settings() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let address = start_bus(dir.path());
+    let link = board_link(dir.path(), "board0");
+    let mut board = PtyBoard::plug(&link);
+    let conn = client(&address).await;
+    let seen = std::sync::Arc::new(std::sync::Mutex::new(crate::script_core::Seen::default()));
+    let mut opts = options(&dir.path().join("state"), crate::script_core::factory(seen));
+    // The configuration names the board by its link; udev attaches the node it points at.
+    opts.boards = vec![scripted_board(&link)];
+    let daemon = eboardd::daemon::Daemon::new(opts);
+    let _service = eboardd::dbus::serve(daemon, &eboardd::dbus::Bus::Address(address.clone()))
+        .await
+        .expect("serve");
+    let node = std::fs::canonicalize(&link).expect("the pty node");
+    let manager = ManagerProxy::new(&conn).await.expect("manager");
+    manager
+        .attach_device(&node.display().to_string())
+        .await
+        .expect("AttachDevice");
+    // Protocol fixed by the configuration: no probe, straight to the start-up.
+    let first = tokio::task::block_in_place(|| board.wait_for(LIMIT, |b| b.len() >= 5));
+    assert!(first.starts_with(b"hello"), "{first:?}");
+}
