@@ -9,8 +9,8 @@ use std::path::PathBuf;
 use zbus::object_server::SignalEmitter;
 use zbus::{ObjectPath, OwnedObjectPath, interface};
 
-use super::Exporter;
 use super::error::Error;
+use super::{Exporter, board_path};
 use crate::daemon::Daemon;
 
 /// The manager object.
@@ -43,13 +43,14 @@ impl ManagerObject {
             return Err(Error::InvalidArgs(format!("no such device: {path}")));
         }
         let handle = self.daemon.attach_device(&device).await?;
-        Ok(self.exporter.export(handle).await?)
+        self.exporter.sync().await?;
+        Ok(OwnedObjectPath::try_from(board_path(handle.id()))?)
     }
 
     /// Detaches the board on this device; its game stays journalled.
     async fn detach_device(&self, path: String) -> Result<(), Error> {
-        let id = self.daemon.detach(&PathBuf::from(&path)).await?;
-        self.exporter.unexport(id).await?;
+        self.daemon.detach(&PathBuf::from(&path)).await?;
+        self.exporter.sync().await?;
         Ok(())
     }
 

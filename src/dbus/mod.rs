@@ -20,8 +20,7 @@ use tokio::sync::broadcast::error::RecvError;
 use tokio::task::JoinHandle;
 use zbus::{Connection, OwnedObjectPath};
 
-use crate::daemon::board::BoardHandle;
-use crate::daemon::{BoardChange, Daemon};
+use crate::daemon::Daemon;
 use board::BoardObject;
 use manager::ManagerObject;
 
@@ -62,18 +61,26 @@ impl Bus {
     }
 }
 
-/// Exports boards as objects and announces them (cheap to clone).
+/// Exports the daemon's boards as objects and announces them (cheap to clone).
+///
+/// Every change goes through [`Exporter::sync`], which makes the exported objects match the
+/// daemon's boards as they are *now*; syncs run one at a time and announce in order, so a
+/// late notice of an attach can never bring back a board that was detached since.
 #[derive(Clone)]
 pub struct Exporter {
     conn: Connection,
+    daemon: Daemon,
     followers: Arc<Mutex<BTreeMap<u32, JoinHandle<()>>>>,
+    syncing: Arc<Mutex<()>>,
 }
 
 impl Exporter {
-    fn new(conn: Connection) -> Self {
+    fn new(conn: Connection, daemon: Daemon) -> Self {
         Exporter {
             conn,
+            daemon,
             followers: Arc::new(Mutex::new(BTreeMap::new())),
+            syncing: Arc::new(Mutex::new(())),
         }
     }
 
@@ -86,44 +93,75 @@ impl Exporter {
             .collect()
     }
 
-    /// Exports the board behind `handle` (once) and returns its path.
-    pub async fn export(&self, handle: BoardHandle) -> zbus::Result<OwnedObjectPath> {
-        let id = handle.id();
-        let path = board_path(id);
-        let owned = OwnedObjectPath::try_from(path.clone())?;
-        let mut followers = self.followers.lock().await;
-        if followers.contains_key(&id) {
-            return Ok(owned);
+    /// Exports every board the daemon has and removes the objects of boards it no longer
+    /// has, then announces each change (BoardAdded, BoardRemoved, Boards).
+    pub async fn sync(&self) -> zbus::Result<()> {
+        let _one_at_a_time = self.syncing.lock().await;
+        let boards = self.daemon.boards().await;
+        let mut added = Vec::new();
+        let mut removed = Vec::new();
+        let mut result = Ok(());
+        {
+            let mut followers = self.followers.lock().await;
+            let gone: Vec<u32> = followers
+                .keys()
+                .copied()
+                .filter(|id| !boards.iter().any(|b| b.id() == *id))
+                .collect();
+            for id in gone {
+                if let Some(follower) = followers.remove(&id) {
+                    follower.abort();
+                }
+                let path = board_path(id);
+                if let Err(e) = self
+                    .conn
+                    .object_server()
+                    .remove::<BoardObject, _>(path.as_str())
+                    .await
+                {
+                    result = Err(e);
+                }
+                removed.push(path);
+            }
+            for handle in boards {
+                let id = handle.id();
+                if followers.contains_key(&id) {
+                    continue;
+                }
+                let path = board_path(id);
+                let events = handle.subscribe();
+                let exported = self
+                    .conn
+                    .object_server()
+                    .at(path.as_str(), BoardObject::new(handle.clone()))
+                    .await;
+                if let Err(e) = exported {
+                    result = Err(e);
+                    continue;
+                }
+                let follower = tokio::spawn(board::follow(
+                    self.conn.clone(),
+                    path.clone(),
+                    handle,
+                    events,
+                ));
+                followers.insert(id, follower);
+                added.push(path);
+            }
         }
-        let events = handle.subscribe();
-        self.conn
-            .object_server()
-            .at(path.as_str(), BoardObject::new(handle.clone()))
-            .await?;
-        let follower = tokio::spawn(board::follow(self.conn.clone(), path, handle, events));
-        followers.insert(id, follower);
-        drop(followers);
-        self.announce(&owned, true).await;
-        Ok(owned)
+        for path in removed {
+            self.announce(&path, false).await;
+        }
+        for path in added {
+            self.announce(&path, true).await;
+        }
+        result
     }
 
-    /// Removes board `id`'s object, if exported.
-    pub async fn unexport(&self, id: u32) -> zbus::Result<()> {
-        let Some(follower) = self.followers.lock().await.remove(&id) else {
-            return Ok(());
+    async fn announce(&self, path: &str, added: bool) {
+        let Ok(path) = zbus::ObjectPath::try_from(path) else {
+            return;
         };
-        follower.abort();
-        let path = board_path(id);
-        self.conn
-            .object_server()
-            .remove::<BoardObject, _>(path.as_str())
-            .await?;
-        let owned = OwnedObjectPath::try_from(path)?;
-        self.announce(&owned, false).await;
-        Ok(())
-    }
-
-    async fn announce(&self, path: &OwnedObjectPath, added: bool) {
         let manager = match self
             .conn
             .object_server()
@@ -138,9 +176,9 @@ impl Exporter {
         };
         let emitter = manager.signal_emitter();
         let signal = if added {
-            ManagerObject::board_added(emitter, path.as_ref()).await
+            ManagerObject::board_added(emitter, path.clone()).await
         } else {
-            ManagerObject::board_removed(emitter, path.as_ref()).await
+            ManagerObject::board_removed(emitter, path.clone()).await
         };
         let changed = manager.get().await.boards_changed(emitter).await;
         if let Err(e) = signal.and(changed) {
@@ -171,7 +209,7 @@ impl Service {
 /// Serves `daemon` on `bus`: exports the manager and every board, then owns the name.
 pub async fn serve(daemon: Daemon, bus: &Bus) -> zbus::Result<Service> {
     let conn = bus.connect().await?;
-    let exporter = Exporter::new(conn.clone());
+    let exporter = Exporter::new(conn.clone(), daemon.clone());
     let server = conn.object_server();
     server.at(MANAGER_PATH, zbus::fdo::ObjectManager).await?;
     server
@@ -181,27 +219,18 @@ pub async fn serve(daemon: Daemon, bus: &Bus) -> zbus::Result<Service> {
         )
         .await?;
     let mut changes = daemon.subscribe();
-    for handle in daemon.boards().await {
-        exporter.export(handle).await?;
-    }
+    exporter.sync().await?;
     let follower = tokio::spawn({
         let exporter = exporter.clone();
         async move {
             loop {
-                let result = match changes.recv().await {
-                    Ok(BoardChange::Added(handle)) => exporter.export(handle).await.map(|_| ()),
-                    Ok(BoardChange::Removed(id)) => exporter.unexport(id).await,
-                    Err(RecvError::Lagged(n)) => {
-                        tracing::warn!("{n} board changes missed; re-exporting");
-                        for handle in daemon.boards().await {
-                            let _ = exporter.export(handle).await;
+                match changes.recv().await {
+                    Ok(_) | Err(RecvError::Lagged(_)) => {
+                        if let Err(e) = exporter.sync().await {
+                            tracing::warn!("D-Bus export: {e}");
                         }
-                        Ok(())
                     }
                     Err(RecvError::Closed) => return,
-                };
-                if let Err(e) = result {
-                    tracing::warn!("D-Bus export: {e}");
                 }
             }
         }

@@ -7,7 +7,6 @@ use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 use eboardd::dbus::board_path;
-use eboardd::dbus::client::BoardProxy;
 
 use crate::pty_board::PtyBoard;
 use crate::support::*;
@@ -101,13 +100,7 @@ fn run_probes_a_dgt_board_notifies_systemd_pings_the_watchdog_and_watch_prints_i
         .build()
         .expect("runtime");
     let conn = rt.block_on(client(&address));
-    let proxy = rt.block_on(async {
-        BoardProxy::builder(&conn)
-            .path(board_path(0))
-            .build()
-            .await
-            .expect("board proxy")
-    });
+    let proxy = rt.block_on(async { board_proxy(&conn, board_path(0)).await });
     assert_eq!(rt.block_on(proxy.protocol()).expect("Protocol"), "dgt");
     // Until watch has subscribed, events pass it by: start games until it prints one.
     let deadline = Instant::now() + LIMIT;

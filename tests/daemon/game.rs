@@ -1,7 +1,7 @@
 //! A game played on a board, seen by a D-Bus client; bad calls refused.
 
 use eboardd::dbus::board_path;
-use eboardd::dbus::client::{BoardProxy, ManagerProxy};
+use eboardd::dbus::client::BoardProxy;
 
 use crate::pty_board::PtyBoard;
 use crate::support::*;
@@ -23,15 +23,11 @@ async fn a_game_on_a_pty_board_shows_in_every_signal_and_property() {
     )
     .await;
 
-    let manager = ManagerProxy::new(&conn).await.expect("manager");
+    let manager = manager_proxy(&conn).await;
     let boards = manager.boards().await.expect("Boards");
     assert_eq!(boards.len(), 1);
     assert_eq!(boards[0].as_str(), board_path(0));
-    let proxy = BoardProxy::builder(&conn)
-        .path(board_path(0))
-        .build()
-        .await
-        .expect("board proxy");
+    let proxy = board_proxy(&conn, board_path(0)).await;
 
     tokio::task::block_in_place(|| board.expect_line("hello", LIMIT));
     assert!(proxy.connected().await.expect("Connected"));
@@ -208,12 +204,8 @@ async fn bad_calls_get_errors_that_say_what_was_wrong_and_change_nothing() {
         vec![scripted_board(&link)],
     )
     .await;
-    let proxy = BoardProxy::builder(&conn)
-        .path(board_path(0))
-        .build()
-        .await
-        .expect("board proxy");
-    let manager = ManagerProxy::new(&conn).await.expect("manager");
+    let proxy = board_proxy(&conn, board_path(0)).await;
+    let manager = manager_proxy(&conn).await;
     tokio::task::block_in_place(|| board.expect_line("hello", LIMIT));
     board.send(&format!("board {START}"));
     board.send("move e2e4");
@@ -302,7 +294,7 @@ async fn attach_and_detach_over_dbus_announce_the_board() {
     let conn = client(&address).await;
     let mut signals = Signals::record(&conn).await;
     let (_daemon, _service, _) = start_daemon(&address, &dir.path().join("state"), vec![]).await;
-    let manager = ManagerProxy::new(&conn).await.expect("manager");
+    let manager = manager_proxy(&conn).await;
     assert!(manager.boards().await.expect("Boards").is_empty());
 
     let device = link.display().to_string();
@@ -353,7 +345,7 @@ async fn a_configured_device_attached_by_udev_keeps_its_settings() {
         .await
         .expect("serve");
     let node = std::fs::canonicalize(&link).expect("the pty node");
-    let manager = ManagerProxy::new(&conn).await.expect("manager");
+    let manager = manager_proxy(&conn).await;
     manager
         .attach_device(&node.display().to_string())
         .await

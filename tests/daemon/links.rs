@@ -3,7 +3,6 @@
 use eboardd::daemon::Daemon;
 use eboardd::daemon::config::{BoardConfig, ProtocolChoice};
 use eboardd::daemon::core::pipeline_factory;
-use eboardd::dbus::client::BoardProxy;
 use eboardd::dbus::{self, Bus, board_path};
 
 use crate::game::wait_for_ply;
@@ -26,11 +25,7 @@ async fn board_unplugged_mid_game_comes_back_and_the_game_goes_on_with_the_moves
         vec![scripted_board(&link)],
     )
     .await;
-    let proxy = BoardProxy::builder(&conn)
-        .path(board_path(0))
-        .build()
-        .await
-        .expect("board proxy");
+    let proxy = board_proxy(&conn, board_path(0)).await;
     tokio::task::block_in_place(|| board.expect_line("hello", LIMIT));
     board.send(&format!("board {START}"));
     board.send("move e2e4");
@@ -84,16 +79,8 @@ async fn a_missing_board_never_stalls_another() {
     let conn = client(&address).await;
     let boards = vec![scripted_board(&missing), scripted_board(&link)];
     let (daemon, _service, _) = start_daemon(&address, &dir.path().join("state"), boards).await;
-    let good = BoardProxy::builder(&conn)
-        .path(board_path(1))
-        .build()
-        .await
-        .expect("board proxy");
-    let absent = BoardProxy::builder(&conn)
-        .path(board_path(0))
-        .build()
-        .await
-        .expect("board proxy");
+    let good = board_proxy(&conn, board_path(1)).await;
+    let absent = board_proxy(&conn, board_path(0)).await;
     tokio::task::block_in_place(|| board.expect_line("hello", LIMIT));
     board.send(&format!("board {START}"));
     board.send("move c2c4");
@@ -142,11 +129,7 @@ async fn an_auto_board_answering_v_is_probed_as_millennium_and_started() {
         board.wait_for(LIMIT, |b| b.windows(3).any(|w| w == v));
     });
     board.send_bytes(&[0x76, 0xb0, 0x31, 0xb0, 0xb3, 0x37, 0x34]);
-    let proxy = BoardProxy::builder(&conn)
-        .path(board_path(0))
-        .build()
-        .await
-        .expect("board proxy");
+    let proxy = board_proxy(&conn, board_path(0)).await;
     let wait = async {
         while proxy.protocol().await.expect("Protocol") != "millennium" {
             tokio::time::sleep(std::time::Duration::from_millis(20)).await;
@@ -230,11 +213,7 @@ async fn many_boards_play_at_once_each_its_own_game() {
         }
     }
     for (i, link) in links.iter().enumerate() {
-        let proxy = BoardProxy::builder(&conn)
-            .path(board_path(i as u32))
-            .build()
-            .await
-            .expect("board proxy");
+        let proxy = board_proxy(&conn, board_path(i as u32)).await;
         wait_for_ply(&proxy, i as u32 + 1).await;
         assert_eq!(
             proxy.device().await.expect("Device"),

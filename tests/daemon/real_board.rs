@@ -112,13 +112,7 @@ fn daemon_killed_with_sigkill_mid_game_loses_no_confirmed_move() {
         .build()
         .expect("runtime");
     let conn = rt.block_on(client(&address));
-    let proxy = rt.block_on(async {
-        BoardProxy::builder(&conn)
-            .path(board_path(0))
-            .build()
-            .await
-            .expect("board proxy")
-    });
+    let proxy = rt.block_on(async { board_proxy(&conn, board_path(0)).await });
 
     let mut first = spawn_daemon(&address, &state, &link);
     board.answer_board_request(); // the probe

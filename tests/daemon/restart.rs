@@ -1,7 +1,6 @@
 //! The daemon killed mid-game and started again: not one confirmed move lost.
 
 use eboardd::dbus::board_path;
-use eboardd::dbus::client::BoardProxy;
 use eboardd::event::GameEvent;
 
 use crate::game::wait_for_ply;
@@ -27,13 +26,7 @@ fn a_daemon_killed_mid_game_resumes_every_confirmed_move_from_its_journal() {
     let mut board = PtyBoard::plug(&link);
     let client_rt = runtime();
     let conn = client_rt.block_on(client(&address));
-    let proxy = client_rt.block_on(async {
-        BoardProxy::builder(&conn)
-            .path(board_path(0))
-            .build()
-            .await
-            .expect("board proxy")
-    });
+    let proxy = client_rt.block_on(async { board_proxy(&conn, board_path(0)).await });
 
     // First life: three moves confirmed, then the process dies without any shutdown.
     let first = runtime();
@@ -52,11 +45,7 @@ fn a_daemon_killed_mid_game_resumes_every_confirmed_move_from_its_journal() {
     let (_daemon, _service, seen) =
         second.block_on(start_daemon(&address, &state, vec![scripted_board(&link)]));
     let resumed_fen = client_rt.block_on(async {
-        let proxy = BoardProxy::builder(&conn)
-            .path(board_path(0))
-            .build()
-            .await
-            .expect("board proxy");
+        let proxy = board_proxy(&conn, board_path(0)).await;
         wait_for_ply(&proxy, 3).await;
         proxy.fen().await.expect("Fen")
     });

@@ -7,6 +7,7 @@ use std::time::Duration;
 use eboardd::daemon::config::{BoardConfig, Laws, ProtocolChoice, TouchMove};
 use eboardd::daemon::core::CoreFactory;
 use eboardd::daemon::{Daemon, DaemonOptions};
+use eboardd::dbus::client::{BoardProxy, ManagerProxy};
 use eboardd::dbus::{self, BUS_NAME, Bus, Service};
 use eboardd::protocol::Protocol;
 use futures_util::StreamExt;
@@ -156,4 +157,24 @@ impl Signals {
 /// A temporary directory with the board link path in it.
 pub fn board_link(dir: &Path, name: &str) -> PathBuf {
     dir.join(name)
+}
+
+/// A proxy for board object `path` that reads properties from the daemon on every call
+/// (a caching proxy may lag behind the signals a test has already seen).
+pub async fn board_proxy(conn: &Connection, path: String) -> BoardProxy<'static> {
+    BoardProxy::builder(conn)
+        .path(path)
+        .cache_properties(zbus::proxy::CacheProperties::No)
+        .build()
+        .await
+        .expect("board proxy")
+}
+
+/// A manager proxy that does not cache properties.
+pub async fn manager_proxy(conn: &Connection) -> ManagerProxy<'static> {
+    ManagerProxy::builder(conn)
+        .cache_properties(zbus::proxy::CacheProperties::No)
+        .build()
+        .await
+        .expect("manager proxy")
 }
