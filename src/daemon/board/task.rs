@@ -103,10 +103,15 @@ impl BoardTask {
         loop {
             let ended = match self.connect().await {
                 Step::Port(port, protocol) => {
-                    backoff.reset();
                     last_failure = None;
                     tracing::info!(device = %self.device(), %protocol, "board connected");
+                    let started = Instant::now();
                     let ended = self.session(port, protocol).await;
+                    // A link that held for a while starts the waits again from the
+                    // shortest; one that fails at once keeps backing off.
+                    if started.elapsed() >= link::BACKOFF_MAX {
+                        backoff.reset();
+                    }
                     self.set_connected(false);
                     self.recorder = None;
                     ended
