@@ -8,6 +8,8 @@
 
 pub mod bench;
 pub mod cli;
+pub mod daemon;
+pub mod dbus;
 pub mod device;
 
 pub mod event;

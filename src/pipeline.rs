@@ -163,6 +163,27 @@ impl BoardCore {
         }
     }
 
+    /// Starts a new game from `fen` now, whatever the board shows (a user's command).
+    pub fn new_game(&mut self, now: Time, fen: &str) -> Result<(), String> {
+        match &mut self.reconstructor {
+            Reconstructor::Tracker(t) => t.command_new_game(now, fen).map_err(|e| e.to_string())?,
+            _ => return Err("this board's moves are not tracked".to_string()),
+        }
+        self.collect();
+        Ok(())
+    }
+
+    /// Takes over a game already played and published (after a restart): its start FEN
+    /// and its moves in UCI notation.
+    pub fn resume(&mut self, now: Time, fen: &str, moves: &[String]) -> Result<(), String> {
+        match &mut self.reconstructor {
+            Reconstructor::Tracker(t) => t.resume(now, fen, moves).map_err(|e| e.to_string())?,
+            _ => return Err("this board's moves are not tracked".to_string()),
+        }
+        self.collect();
+        Ok(())
+    }
+
     /// The next game event decided.
     pub fn poll_event(&mut self) -> Option<TimedEvent> {
         self.events.pop_front()

@@ -8,8 +8,11 @@ mod bench;
 mod demo;
 mod record;
 
+mod list;
 mod replay;
+mod run;
 mod sim;
+mod watch;
 
 use std::path::PathBuf;
 
@@ -34,6 +37,12 @@ pub enum Command {
     Demo(demo::DemoArgs),
     /// Replay a recorded trace and print what eboardd decides, as JSON lines.
     Replay(replay::ReplayArgs),
+    /// Run the daemon: boards on their ports, games journalled, the D-Bus service.
+    Run(run::RunArgs),
+    /// Follow the running daemon's boards over D-Bus.
+    Watch(watch::WatchArgs),
+    /// Probe the serial ports and say which have boards on them.
+    List(list::ListArgs),
     /// Record a board's traffic to a trace file while printing what it decodes.
     Record(record::RecordArgs),
     /// Record a board's traffic to a trace file while printing what it decodes.
@@ -88,6 +97,9 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Demo(args) => demo::run(args),
         Command::Replay(args) => replay::run(args),
         Command::Record(args) => record::run(args),
+        Command::Run(args) => run::run(args),
+        Command::Watch(args) => watch::run(args),
+        Command::List(args) => list::run(args),
 
         Command::Bench(args) => bench::run(args),
         Command::Sim(args) => sim::run(args),
