@@ -21,3 +21,4 @@ pub mod sim;
 pub mod time;
 pub mod trace;
 pub mod tracker;
+pub mod uci;

@@ -40,6 +40,9 @@ _eboardd() {
             eboardd,sim)
                 cmd="eboardd__subcmd__sim"
                 ;;
+            eboardd,uci)
+                cmd="eboardd__subcmd__uci"
+                ;;
             eboardd,watch)
                 cmd="eboardd__subcmd__watch"
                 ;;
@@ -67,6 +70,9 @@ _eboardd() {
             eboardd__subcmd__help,sim)
                 cmd="eboardd__subcmd__help__subcmd__sim"
                 ;;
+            eboardd__subcmd__help,uci)
+                cmd="eboardd__subcmd__help__subcmd__uci"
+                ;;
             eboardd__subcmd__help,watch)
                 cmd="eboardd__subcmd__help__subcmd__watch"
                 ;;
@@ -77,7 +83,7 @@ _eboardd() {
 
     case "${cmd}" in
         eboardd)
-            opts="-h -V --help --version demo replay run watch list record sim bench help"
+            opts="-h -V --help --version demo replay run watch uci list record sim bench help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -163,7 +169,7 @@ _eboardd() {
             return 0
             ;;
         eboardd__subcmd__help)
-            opts="demo replay run watch list record sim bench help"
+            opts="demo replay run watch uci list record sim bench help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -275,6 +281,20 @@ _eboardd() {
             return 0
             ;;
         eboardd__subcmd__help__subcmd__sim)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        eboardd__subcmd__help__subcmd__uci)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -435,6 +455,36 @@ _eboardd() {
                     ;;
                 --hand)
                     COMPREPLY=($(compgen -W "default torture" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        eboardd__subcmd__uci)
+            opts="-h --board --device --protocol --system --bus-address --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --board)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --device)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --protocol)
+                    COMPREPLY=($(compgen -W "auto dgt millennium" -- "${cur}"))
+                    return 0
+                    ;;
+                --bus-address)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 *)

@@ -30,6 +30,7 @@ complete -c eboardd -n "__fish_eboardd_needs_command" -f -a "demo" -d 'Play a re
 complete -c eboardd -n "__fish_eboardd_needs_command" -f -a "replay" -d 'Replay a recorded trace and print what eboardd decides, as JSON lines'
 complete -c eboardd -n "__fish_eboardd_needs_command" -f -a "run" -d 'Run the daemon: boards on their ports, games journalled, the D-Bus service'
 complete -c eboardd -n "__fish_eboardd_needs_command" -f -a "watch" -d 'Follow the running daemon\'s boards over D-Bus'
+complete -c eboardd -n "__fish_eboardd_needs_command" -f -a "uci" -d 'Be a UCI engine for chess GUIs: the bestmove is the move made on the board'
 complete -c eboardd -n "__fish_eboardd_needs_command" -f -a "list" -d 'Probe the serial ports and say which have boards on them'
 complete -c eboardd -n "__fish_eboardd_needs_command" -f -a "record" -d 'Record a board\'s traffic to a trace file while printing what it decodes'
 complete -c eboardd -n "__fish_eboardd_needs_command" -f -a "sim" -d 'Record a board\'s traffic to a trace file while printing what it decodes. Play a game with the simulated hand on an emulated board and write the trace'
@@ -70,6 +71,14 @@ uci\t'A UCI `position` command each time a game changes (pipe it into an engine)
 complete -c eboardd -n "__fish_eboardd_using_subcommand watch" -l bus-address -d 'Follow the daemon on the bus at this D-Bus address' -r
 complete -c eboardd -n "__fish_eboardd_using_subcommand watch" -l system -d 'Follow the daemon on the system bus (default: the session bus)'
 complete -c eboardd -n "__fish_eboardd_using_subcommand watch" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c eboardd -n "__fish_eboardd_using_subcommand uci" -l board -d 'Follow this board of the running daemon: its number (as in /org/eboardd/EBoard1/Board/N) or its device path' -r
+complete -c eboardd -n "__fish_eboardd_using_subcommand uci" -l device -d 'Open the board on this serial device here, not through the daemon' -r -F
+complete -c eboardd -n "__fish_eboardd_using_subcommand uci" -l protocol -d 'The board\'s protocol when it is opened here' -r -f -a "auto\t''
+dgt\t''
+millennium\t''"
+complete -c eboardd -n "__fish_eboardd_using_subcommand uci" -l bus-address -d 'Follow the daemon on the bus at this D-Bus address' -r
+complete -c eboardd -n "__fish_eboardd_using_subcommand uci" -l system -d 'Follow the daemon on the system bus (default: the session bus, then the system bus)'
+complete -c eboardd -n "__fish_eboardd_using_subcommand uci" -s h -l help -d 'Print help'
 complete -c eboardd -n "__fish_eboardd_using_subcommand list" -s h -l help -d 'Print help'
 complete -c eboardd -n "__fish_eboardd_using_subcommand record" -l device -d 'The board\'s serial device (`/dev/ttyUSB0`, `/dev/rfcomm0`...)' -r -F
 complete -c eboardd -n "__fish_eboardd_using_subcommand record" -l protocol -d 'The board\'s protocol' -r -f -a "dgt\t'DGT e-boards'
@@ -97,12 +106,13 @@ complete -c eboardd -n "__fish_eboardd_using_subcommand bench" -l hand -d 'How t
 torture\t'Fast, with many slides, quick replies, flicker and touches (no takebacks or illegal moves, which have no single right answer to score against)'"
 complete -c eboardd -n "__fish_eboardd_using_subcommand bench" -l verbose -d 'Print every game that is not reconstructed exactly'
 complete -c eboardd -n "__fish_eboardd_using_subcommand bench" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c eboardd -n "__fish_eboardd_using_subcommand help; and not __fish_seen_subcommand_from demo replay run watch list record sim bench help" -f -a "demo" -d 'Play a real game on an emulated board through the serial path, showing each event'
-complete -c eboardd -n "__fish_eboardd_using_subcommand help; and not __fish_seen_subcommand_from demo replay run watch list record sim bench help" -f -a "replay" -d 'Replay a recorded trace and print what eboardd decides, as JSON lines'
-complete -c eboardd -n "__fish_eboardd_using_subcommand help; and not __fish_seen_subcommand_from demo replay run watch list record sim bench help" -f -a "run" -d 'Run the daemon: boards on their ports, games journalled, the D-Bus service'
-complete -c eboardd -n "__fish_eboardd_using_subcommand help; and not __fish_seen_subcommand_from demo replay run watch list record sim bench help" -f -a "watch" -d 'Follow the running daemon\'s boards over D-Bus'
-complete -c eboardd -n "__fish_eboardd_using_subcommand help; and not __fish_seen_subcommand_from demo replay run watch list record sim bench help" -f -a "list" -d 'Probe the serial ports and say which have boards on them'
-complete -c eboardd -n "__fish_eboardd_using_subcommand help; and not __fish_seen_subcommand_from demo replay run watch list record sim bench help" -f -a "record" -d 'Record a board\'s traffic to a trace file while printing what it decodes'
-complete -c eboardd -n "__fish_eboardd_using_subcommand help; and not __fish_seen_subcommand_from demo replay run watch list record sim bench help" -f -a "sim" -d 'Record a board\'s traffic to a trace file while printing what it decodes. Play a game with the simulated hand on an emulated board and write the trace'
-complete -c eboardd -n "__fish_eboardd_using_subcommand help; and not __fish_seen_subcommand_from demo replay run watch list record sim bench help" -f -a "bench" -d 'Measure throughput and print the figures'
-complete -c eboardd -n "__fish_eboardd_using_subcommand help; and not __fish_seen_subcommand_from demo replay run watch list record sim bench help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c eboardd -n "__fish_eboardd_using_subcommand help; and not __fish_seen_subcommand_from demo replay run watch uci list record sim bench help" -f -a "demo" -d 'Play a real game on an emulated board through the serial path, showing each event'
+complete -c eboardd -n "__fish_eboardd_using_subcommand help; and not __fish_seen_subcommand_from demo replay run watch uci list record sim bench help" -f -a "replay" -d 'Replay a recorded trace and print what eboardd decides, as JSON lines'
+complete -c eboardd -n "__fish_eboardd_using_subcommand help; and not __fish_seen_subcommand_from demo replay run watch uci list record sim bench help" -f -a "run" -d 'Run the daemon: boards on their ports, games journalled, the D-Bus service'
+complete -c eboardd -n "__fish_eboardd_using_subcommand help; and not __fish_seen_subcommand_from demo replay run watch uci list record sim bench help" -f -a "watch" -d 'Follow the running daemon\'s boards over D-Bus'
+complete -c eboardd -n "__fish_eboardd_using_subcommand help; and not __fish_seen_subcommand_from demo replay run watch uci list record sim bench help" -f -a "uci" -d 'Be a UCI engine for chess GUIs: the bestmove is the move made on the board'
+complete -c eboardd -n "__fish_eboardd_using_subcommand help; and not __fish_seen_subcommand_from demo replay run watch uci list record sim bench help" -f -a "list" -d 'Probe the serial ports and say which have boards on them'
+complete -c eboardd -n "__fish_eboardd_using_subcommand help; and not __fish_seen_subcommand_from demo replay run watch uci list record sim bench help" -f -a "record" -d 'Record a board\'s traffic to a trace file while printing what it decodes'
+complete -c eboardd -n "__fish_eboardd_using_subcommand help; and not __fish_seen_subcommand_from demo replay run watch uci list record sim bench help" -f -a "sim" -d 'Record a board\'s traffic to a trace file while printing what it decodes. Play a game with the simulated hand on an emulated board and write the trace'
+complete -c eboardd -n "__fish_eboardd_using_subcommand help; and not __fish_seen_subcommand_from demo replay run watch uci list record sim bench help" -f -a "bench" -d 'Measure throughput and print the figures'
+complete -c eboardd -n "__fish_eboardd_using_subcommand help; and not __fish_seen_subcommand_from demo replay run watch uci list record sim bench help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'

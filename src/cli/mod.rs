@@ -12,6 +12,7 @@ mod list;
 mod replay;
 mod run;
 mod sim;
+mod uci;
 mod watch;
 
 use std::path::PathBuf;
@@ -41,6 +42,8 @@ pub enum Command {
     Run(run::RunArgs),
     /// Follow the running daemon's boards over D-Bus.
     Watch(watch::WatchArgs),
+    /// Be a UCI engine for chess GUIs: the bestmove is the move made on the board.
+    Uci(uci::UciArgs),
     /// Probe the serial ports and say which have boards on them.
     List(list::ListArgs),
     /// Record a board's traffic to a trace file while printing what it decodes.
@@ -99,6 +102,7 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Record(args) => record::run(args),
         Command::Run(args) => run::run(args),
         Command::Watch(args) => watch::run(args),
+        Command::Uci(args) => uci::run(args),
         Command::List(args) => list::run(args),
 
         Command::Bench(args) => bench::run(args),
