@@ -22,6 +22,9 @@ _eboardd() {
             eboardd,demo)
                 cmd="eboardd__subcmd__demo"
                 ;;
+            eboardd,emulate)
+                cmd="eboardd__subcmd__emulate"
+                ;;
             eboardd,help)
                 cmd="eboardd__subcmd__help"
                 ;;
@@ -51,6 +54,9 @@ _eboardd() {
                 ;;
             eboardd__subcmd__help,demo)
                 cmd="eboardd__subcmd__help__subcmd__demo"
+                ;;
+            eboardd__subcmd__help,emulate)
+                cmd="eboardd__subcmd__help__subcmd__emulate"
                 ;;
             eboardd__subcmd__help,help)
                 cmd="eboardd__subcmd__help__subcmd__help"
@@ -83,7 +89,7 @@ _eboardd() {
 
     case "${cmd}" in
         eboardd)
-            opts="-h -V --help --version demo replay run watch uci list record sim bench help"
+            opts="-h -V --help --version demo replay run watch uci list record sim emulate bench help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -168,8 +174,46 @@ _eboardd() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        eboardd__subcmd__emulate)
+            opts="-h --protocol --side --fen --seed --speed --no-clock --trace --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --protocol)
+                    COMPREPLY=($(compgen -W "dgt millennium" -- "${cur}"))
+                    return 0
+                    ;;
+                --side)
+                    COMPREPLY=($(compgen -W "white black none" -- "${cur}"))
+                    return 0
+                    ;;
+                --fen)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --seed)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --speed)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --trace)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         eboardd__subcmd__help)
-            opts="demo replay run watch uci list record sim bench help"
+            opts="demo replay run watch uci list record sim emulate bench help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -197,6 +241,20 @@ _eboardd() {
             return 0
             ;;
         eboardd__subcmd__help__subcmd__demo)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        eboardd__subcmd__help__subcmd__emulate)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )

@@ -34,6 +34,7 @@ complete -c eboardd -n "__fish_eboardd_needs_command" -f -a "uci" -d 'Be a UCI e
 complete -c eboardd -n "__fish_eboardd_needs_command" -f -a "list" -d 'Probe the serial ports and say which have boards on them'
 complete -c eboardd -n "__fish_eboardd_needs_command" -f -a "record" -d 'Record a board\'s traffic to a trace file while printing what it decodes'
 complete -c eboardd -n "__fish_eboardd_needs_command" -f -a "sim" -d 'Record a board\'s traffic to a trace file while printing what it decodes. Play a game with the simulated hand on an emulated board and write the trace'
+complete -c eboardd -n "__fish_eboardd_needs_command" -f -a "emulate" -d 'Put an emulated board on a pseudo-terminal for other programs: played live by the simulated hand (carrying out the moves shown on it), or replaying a trace'
 complete -c eboardd -n "__fish_eboardd_needs_command" -f -a "bench" -d 'Measure throughput and print the figures'
 complete -c eboardd -n "__fish_eboardd_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c eboardd -n "__fish_eboardd_using_subcommand demo" -l speed -d 'How many times faster than real time the hand plays' -r
@@ -95,6 +96,17 @@ complete -c eboardd -n "__fish_eboardd_using_subcommand sim" -l hand -d 'How the
 torture\t'Fast, with many slides, quick replies, flicker and touches (no takebacks or illegal moves, which have no single right answer to score against)'"
 complete -c eboardd -n "__fish_eboardd_using_subcommand sim" -l turned -d 'The board stands turned round (DGT) or has its cable on White\'s left (Millennium)'
 complete -c eboardd -n "__fish_eboardd_using_subcommand sim" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c eboardd -n "__fish_eboardd_using_subcommand emulate" -l protocol -d 'The board' -r -f -a "dgt\t'DGT e-boards'
+millennium\t'Millennium ChessLink boards'"
+complete -c eboardd -n "__fish_eboardd_using_subcommand emulate" -l side -d 'The side the hand plays with moves of its own; the other side\'s moves are carried out when the board shows them' -r -f -a "white\t'White'
+black\t'Black'
+none\t'Neither: only shown moves and `play` commands'"
+complete -c eboardd -n "__fish_eboardd_using_subcommand emulate" -l fen -d 'The position on the board at the start (default: the standard start)' -r
+complete -c eboardd -n "__fish_eboardd_using_subcommand emulate" -l seed -d 'The seed of the hand and of its choice of moves' -r
+complete -c eboardd -n "__fish_eboardd_using_subcommand emulate" -l speed -d 'How many times faster than real time the board and the hand run' -r
+complete -c eboardd -n "__fish_eboardd_using_subcommand emulate" -l trace -d 'Play back the board\'s bytes of this trace instead' -r -F
+complete -c eboardd -n "__fish_eboardd_using_subcommand emulate" -l no-clock -d 'A DGT board without a DGT3000 clock'
+complete -c eboardd -n "__fish_eboardd_using_subcommand emulate" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c eboardd -n "__fish_eboardd_using_subcommand bench" -l megabytes -d 'How many megabytes of stream to decode per protocol (`codec`)' -r
 complete -c eboardd -n "__fish_eboardd_using_subcommand bench" -l pgn -d 'PGN files or folders of them (default: the games embedded in eboardd)' -r -F
 complete -c eboardd -n "__fish_eboardd_using_subcommand bench" -l games -d 'Play at most this many games (0: all)' -r
@@ -106,13 +118,14 @@ complete -c eboardd -n "__fish_eboardd_using_subcommand bench" -l hand -d 'How t
 torture\t'Fast, with many slides, quick replies, flicker and touches (no takebacks or illegal moves, which have no single right answer to score against)'"
 complete -c eboardd -n "__fish_eboardd_using_subcommand bench" -l verbose -d 'Print every game that is not reconstructed exactly'
 complete -c eboardd -n "__fish_eboardd_using_subcommand bench" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c eboardd -n "__fish_eboardd_using_subcommand help; and not __fish_seen_subcommand_from demo replay run watch uci list record sim bench help" -f -a "demo" -d 'Play a real game on an emulated board through the serial path, showing each event'
-complete -c eboardd -n "__fish_eboardd_using_subcommand help; and not __fish_seen_subcommand_from demo replay run watch uci list record sim bench help" -f -a "replay" -d 'Replay a recorded trace and print what eboardd decides, as JSON lines'
-complete -c eboardd -n "__fish_eboardd_using_subcommand help; and not __fish_seen_subcommand_from demo replay run watch uci list record sim bench help" -f -a "run" -d 'Run the daemon: boards on their ports, games journalled, the D-Bus service'
-complete -c eboardd -n "__fish_eboardd_using_subcommand help; and not __fish_seen_subcommand_from demo replay run watch uci list record sim bench help" -f -a "watch" -d 'Follow the running daemon\'s boards over D-Bus'
-complete -c eboardd -n "__fish_eboardd_using_subcommand help; and not __fish_seen_subcommand_from demo replay run watch uci list record sim bench help" -f -a "uci" -d 'Be a UCI engine for chess GUIs: the bestmove is the move made on the board'
-complete -c eboardd -n "__fish_eboardd_using_subcommand help; and not __fish_seen_subcommand_from demo replay run watch uci list record sim bench help" -f -a "list" -d 'Probe the serial ports and say which have boards on them'
-complete -c eboardd -n "__fish_eboardd_using_subcommand help; and not __fish_seen_subcommand_from demo replay run watch uci list record sim bench help" -f -a "record" -d 'Record a board\'s traffic to a trace file while printing what it decodes'
-complete -c eboardd -n "__fish_eboardd_using_subcommand help; and not __fish_seen_subcommand_from demo replay run watch uci list record sim bench help" -f -a "sim" -d 'Record a board\'s traffic to a trace file while printing what it decodes. Play a game with the simulated hand on an emulated board and write the trace'
-complete -c eboardd -n "__fish_eboardd_using_subcommand help; and not __fish_seen_subcommand_from demo replay run watch uci list record sim bench help" -f -a "bench" -d 'Measure throughput and print the figures'
-complete -c eboardd -n "__fish_eboardd_using_subcommand help; and not __fish_seen_subcommand_from demo replay run watch uci list record sim bench help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c eboardd -n "__fish_eboardd_using_subcommand help; and not __fish_seen_subcommand_from demo replay run watch uci list record sim emulate bench help" -f -a "demo" -d 'Play a real game on an emulated board through the serial path, showing each event'
+complete -c eboardd -n "__fish_eboardd_using_subcommand help; and not __fish_seen_subcommand_from demo replay run watch uci list record sim emulate bench help" -f -a "replay" -d 'Replay a recorded trace and print what eboardd decides, as JSON lines'
+complete -c eboardd -n "__fish_eboardd_using_subcommand help; and not __fish_seen_subcommand_from demo replay run watch uci list record sim emulate bench help" -f -a "run" -d 'Run the daemon: boards on their ports, games journalled, the D-Bus service'
+complete -c eboardd -n "__fish_eboardd_using_subcommand help; and not __fish_seen_subcommand_from demo replay run watch uci list record sim emulate bench help" -f -a "watch" -d 'Follow the running daemon\'s boards over D-Bus'
+complete -c eboardd -n "__fish_eboardd_using_subcommand help; and not __fish_seen_subcommand_from demo replay run watch uci list record sim emulate bench help" -f -a "uci" -d 'Be a UCI engine for chess GUIs: the bestmove is the move made on the board'
+complete -c eboardd -n "__fish_eboardd_using_subcommand help; and not __fish_seen_subcommand_from demo replay run watch uci list record sim emulate bench help" -f -a "list" -d 'Probe the serial ports and say which have boards on them'
+complete -c eboardd -n "__fish_eboardd_using_subcommand help; and not __fish_seen_subcommand_from demo replay run watch uci list record sim emulate bench help" -f -a "record" -d 'Record a board\'s traffic to a trace file while printing what it decodes'
+complete -c eboardd -n "__fish_eboardd_using_subcommand help; and not __fish_seen_subcommand_from demo replay run watch uci list record sim emulate bench help" -f -a "sim" -d 'Record a board\'s traffic to a trace file while printing what it decodes. Play a game with the simulated hand on an emulated board and write the trace'
+complete -c eboardd -n "__fish_eboardd_using_subcommand help; and not __fish_seen_subcommand_from demo replay run watch uci list record sim emulate bench help" -f -a "emulate" -d 'Put an emulated board on a pseudo-terminal for other programs: played live by the simulated hand (carrying out the moves shown on it), or replaying a trace'
+complete -c eboardd -n "__fish_eboardd_using_subcommand help; and not __fish_seen_subcommand_from demo replay run watch uci list record sim emulate bench help" -f -a "bench" -d 'Measure throughput and print the figures'
+complete -c eboardd -n "__fish_eboardd_using_subcommand help; and not __fish_seen_subcommand_from demo replay run watch uci list record sim emulate bench help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'

@@ -6,6 +6,7 @@
 
 mod bench;
 mod demo;
+mod emulate;
 mod record;
 
 mod list;
@@ -52,6 +53,9 @@ pub enum Command {
 
     /// Play a game with the simulated hand on an emulated board and write the trace.
     Sim(sim::SimArgs),
+    /// Put an emulated board on a pseudo-terminal for other programs: played live by the
+    /// simulated hand (carrying out the moves shown on it), or replaying a trace.
+    Emulate(emulate::EmulateArgs),
     /// Measure throughput and print the figures.
     Bench(bench::BenchArgs),
 }
@@ -107,6 +111,7 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
 
         Command::Bench(args) => bench::run(args),
         Command::Sim(args) => sim::run(args),
+        Command::Emulate(args) => emulate::run(args),
     }
 }
 

@@ -203,6 +203,10 @@ mod tests {
         let ended = tokio::time::timeout(Duration::from_secs(5), bridge).await;
         assert!(matches!(ended, Ok(Ok(Ok(())))), "{ended:?}");
         assert!(
+            matches!(task.actions.recv().await, Some(Action::Start(_))),
+            "the board is started at the first isready"
+        );
+        assert!(
             task.actions.recv().await.is_none(),
             "the board task is told to end"
         );

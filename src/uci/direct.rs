@@ -4,8 +4,10 @@
 //! tells its protocol when asked to (`auto`: the daemon's probe), opens it as a
 //! [`Device`] and runs it: game events go to the bridge, the engine's actions come back as
 //! bytes for the LEDs and clock, or as commands for the board's core. When the board goes
-//! away it is opened again (every second), and the game goes on where its events left it;
-//! new settings (`setoption`) reopen it the same way, its core built with them.
+//! away it is opened again (every second), and the game goes on where its events left it.
+//! It is first opened at the engine's [`Action::Start`], with the options the GUI set
+//! before; options changed later reopen it the same way, its core built with them (a board
+//! answers the start-up again; a recording played back does not).
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -65,6 +67,17 @@ enum Ended {
 pub async fn run(config: DirectConfig, mut ch: TaskChannels) {
     let mut state = State::default();
     let mut protocol = config.protocol;
+    // The board is opened once the GUI has set its options and wants the engine ready.
+    loop {
+        match ch.actions.recv().await {
+            None => return,
+            Some(Action::Start(settings)) => {
+                state.settings = settings;
+                break;
+            }
+            Some(action) => remember_offline(&mut state, &ch, action),
+        }
+    }
     loop {
         match open(&config, protocol, &state).await {
             Ok((device, found, path)) => {
@@ -101,7 +114,7 @@ fn remember_offline(state: &mut State, ch: &TaskChannels, action: Action) {
     match action {
         Action::Show(i) => state.shown = Some(i),
         Action::Clear => state.shown = None,
-        Action::Configure(s) => state.settings = s,
+        Action::Start(s) | Action::Configure(s) => state.settings = s,
         Action::SetPosition(fen) => {
             let event = GameEvent::NewGame {
                 chess960: crate::daemon::core::GameSetup::parse(&fen).is_ok_and(|s| s.chess960),
@@ -228,7 +241,7 @@ async fn session(
                         let _ = ch.news.send(News::Failed(Action::SetPosition(fen), e));
                     }
                 }
-                Action::Configure(settings) => {
+                Action::Start(settings) | Action::Configure(settings) => {
                     if settings != state.settings {
                         state.settings = settings;
                         // Reopened at once, its core built with the new settings.

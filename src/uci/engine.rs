@@ -64,7 +64,10 @@ pub enum Action {
     Clear,
     /// The board's game is now the GUI's position (full FEN): the player sets it up.
     SetPosition(String),
-    /// Read the board with these settings from now on.
+    /// Start reading the board, with these settings: the GUI has set its options and
+    /// wants the engine ready (its first `isready`, `ucinewgame`, `position` or `go`).
+    Start(Settings),
+    /// Read the board with these settings from now on (options changed after the start).
     Configure(Settings),
 }
 
@@ -117,6 +120,8 @@ pub struct Engine {
     /// the answer to `uci` comes first.
     greeted: bool,
     early: VecDeque<String>,
+    /// Whether the board was asked to start.
+    started: bool,
 }
 
 /// How many `info string`s are kept for a GUI that has not sent `uci` yet.
@@ -185,7 +190,9 @@ impl Engine {
             Action::Show(_) | Action::Clear => {
                 self.info(format!("the board cannot show moves: {why}"));
             }
-            Action::Configure(_) => self.info(format!("the settings did not apply: {why}")),
+            Action::Start(_) | Action::Configure(_) => {
+                self.info(format!("the settings did not apply: {why}"))
+            }
         }
     }
 
@@ -203,6 +210,14 @@ impl Engine {
                 return;
             }
         };
+        let needs_board = matches!(
+            parsed.command,
+            Command::IsReady | Command::UciNewGame | Command::Position { .. } | Command::Go(_)
+        );
+        if needs_board && !self.started {
+            self.started = true;
+            self.actions.push_back(Action::Start(self.options.settings));
+        }
         if !parsed.skipped.is_empty() {
             self.info(format!(
                 "ignored {} before the command",
@@ -320,6 +335,8 @@ impl Engine {
                     g.set_mode(mode);
                 }
             }
+            // Before the start the settings go with `Start`.
+            Ok(Changed::Settings) if !self.started => {}
             Ok(Changed::Settings) => {
                 self.actions
                     .push_back(Action::Configure(self.options.settings));

@@ -15,12 +15,16 @@ use zbus::{MatchRule, MessageStream};
 
 use super::bridge::{News, TaskChannels};
 use super::engine::{Action, Indication};
+use super::options::Settings;
 use crate::dbus::client::{BoardProxy, ManagerProxy};
 use crate::dbus::{BOARD_INTERFACE, BUS_NAME, Bus};
 use crate::event::GameEvent;
 
 /// How long to wait before looking for the daemon again.
 pub const RETRY: Duration = Duration::from_secs(2);
+
+/// How long the daemon may take to answer while the board is looked up.
+pub const ANSWER: Duration = Duration::from_secs(5);
 
 /// Which daemon and which of its boards.
 #[derive(Debug, Clone)]
@@ -33,10 +37,15 @@ pub struct FollowConfig {
 
 /// Whether a daemon owns its name on `bus` now.
 pub async fn daemon_running(bus: &Bus) -> bool {
-    let Ok(conn) = bus.connect().await else {
-        return false;
-    };
-    let Ok(dbus) = zbus::fdo::DBusProxy::new(&conn).await else {
+    match bus.connect().await {
+        Ok(conn) => has_owner(&conn).await,
+        Err(_) => false,
+    }
+}
+
+/// Whether a daemon owns its name on the bus of `conn` now.
+async fn has_owner(conn: &zbus::Connection) -> bool {
+    let Ok(dbus) = zbus::fdo::DBusProxy::new(conn).await else {
         return false;
     };
     let Ok(name) = zbus::names::BusName::try_from(BUS_NAME) else {
@@ -56,7 +65,9 @@ pub async fn run(config: FollowConfig, mut ch: TaskChannels) {
     let mut last_notice: Option<String> = None;
     let mut shown: Option<Indication> = None;
     loop {
-        match connect(&config).await {
+        let attempt = tokio::time::timeout(ANSWER, connect(&config)).await;
+        let connected = attempt.unwrap_or_else(|_| Err("the daemon did not answer".to_string()));
+        match connected {
             Ok((link, events)) => {
                 let text = format!("following the daemon's board {}", link.path);
                 tracing::info!("{text}");
@@ -90,6 +101,7 @@ pub async fn run(config: FollowConfig, mut ch: TaskChannels) {
                     None => return,
                     Some(Action::Show(i)) => shown = Some(i),
                     Some(Action::Clear) => shown = None,
+                    Some(Action::Start(_)) => {}
                     Some(other) => {
                         let _ = ch.news.send(News::Failed(other, "the daemon is not there".into()));
                     }
@@ -102,16 +114,30 @@ pub async fn run(config: FollowConfig, mut ch: TaskChannels) {
 
 /// Connects, finds the board, subscribes to its events and reads its game so far.
 async fn connect(config: &FollowConfig) -> Result<(Link, Vec<GameEvent>), String> {
+    tracing::debug!("looking for the daemon on the {:?} bus", config.bus);
     let conn = config
         .bus
         .connect()
         .await
         .map_err(|e| format!("cannot connect to the {:?} bus: {e}", config.bus))?;
-    let manager = ManagerProxy::new(&conn).await.map_err(|e| e.to_string())?;
+    // Asked first: a call to a name nobody owns may wait for an owner on some brokers.
+    if !has_owner(&conn).await {
+        return Err(format!(
+            "eboardd is not running on the {:?} bus",
+            config.bus
+        ));
+    }
+    // Uncached: a cached proxy made before the daemon is up may wait for ever.
+    let manager = ManagerProxy::builder(&conn)
+        .cache_properties(zbus::proxy::CacheProperties::No)
+        .build()
+        .await
+        .map_err(|e| e.to_string())?;
     let boards = manager
         .boards()
         .await
         .map_err(|e| format!("eboardd is not running on the {:?} bus ({e})", config.bus))?;
+    tracing::debug!("the daemon has boards {boards:?}");
     let mut chosen = None;
     for path in boards {
         let proxy = BoardProxy::builder(&conn)
@@ -153,6 +179,7 @@ async fn connect(config: &FollowConfig) -> Result<(Link, Vec<GameEvent>), String
     let stream = MessageStream::for_match_rule(rule, &conn, None)
         .await
         .map_err(|e| e.to_string())?;
+    tracing::debug!("subscribed to {path}");
     let events = game_so_far(&board).await;
     Ok((
         Link {
@@ -245,7 +272,8 @@ async fn session(mut link: Link, shown: &mut Option<Indication>, ch: &mut TaskCh
                     Action::SetPosition(fen) => {
                         link.board.set_position(fen).await.map_err(|e| e.to_string())
                     }
-                    Action::Configure(_) => Err(
+                    Action::Start(s) if *s == Settings::default() => Ok(()),
+                    Action::Start(_) | Action::Configure(_) => Err(
                         "the daemon reads its board with its own settings (eboardd run --laws, \
                          --touch-move, and the configuration's settle)"
                             .to_string(),

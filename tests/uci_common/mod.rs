@@ -22,6 +22,10 @@ impl Gui {
     pub fn start(args: &[&str]) -> Gui {
         let mut child = Command::new(env!("CARGO_BIN_EXE_eboardd"))
             .arg("uci")
+            .env(
+                "EBOARDD_LOG",
+                std::env::var("EBOARDD_TEST_LOG").unwrap_or_else(|_| "warn".into()),
+            )
             .args(args)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
@@ -141,4 +145,29 @@ impl Drop for Gui {
             let _ = self.child.wait();
         }
     }
+}
+
+/// Starts an in-process D-Bus broker (busd) on a socket under `dir`; returns its address.
+pub fn start_bus(dir: &std::path::Path) -> String {
+    let socket = dir.join("bus");
+    let address = format!("unix:path={}", socket.display());
+    let (tx, rx) = channel();
+    std::thread::spawn(move || {
+        zruntime::block_on(async move {
+            let mut bus = match busd::bus::Bus::for_address(Some(&address)).await {
+                Ok(b) => b,
+                Err(e) => {
+                    let _ = tx.send(Err(e.to_string()));
+                    return;
+                }
+            };
+            let _ = tx.send(Ok(bus.address().to_string()));
+            if let Err(e) = bus.run().await {
+                eprintln!("test bus stopped: {e}");
+            }
+        })
+    });
+    rx.recv_timeout(Duration::from_secs(10))
+        .expect("the bus starts")
+        .expect("the bus listens")
 }

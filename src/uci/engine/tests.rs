@@ -5,9 +5,12 @@ use shakmaty::Square;
 use super::*;
 use crate::daemon::core::START_FEN;
 
-/// An engine whose board has reported the start position.
+/// An engine whose board has started and reported the start position.
 fn at_start() -> Engine {
     let mut e = greeted();
+    e.handle_line("isready");
+    lines(&mut e);
+    actions(&mut e);
     e.handle_event(&GameEvent::Board {
         placement: "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR".into(),
         orientation: Default::default(),
@@ -290,7 +293,7 @@ fn a_board_that_has_not_reported_is_waited_for() {
     let mut e = Engine::new();
     e.handle_line("position startpos");
     e.handle_line("go");
-    assert_eq!(actions(&mut e), Vec::<Action>::new());
+    assert_eq!(actions(&mut e), vec![Action::Start(Settings::default())]);
     assert_eq!(protocol(&mut e), Vec::<String>::new());
     e.handle_event(&GameEvent::Board {
         placement: "8/8/8/8/8/8/8/8".into(),
@@ -373,15 +376,20 @@ fn chess960_castling_is_written_king_takes_rook() {
 }
 
 #[test]
-fn changed_settings_rebuild_the_boards_reading() {
+fn the_board_starts_with_the_options_set_before_the_first_isready() {
     let mut e = Engine::new();
+    e.handle_line("uci");
     e.handle_line("setoption name SettleMs value 400");
-    e.handle_line("setoption name SettleMs value 400");
-    let expected = Settings {
-        settle: std::time::Duration::from_millis(400),
+    assert_eq!(actions(&mut e), Vec::<Action>::new(), "not yet");
+    e.handle_line("isready");
+    let settle = |ms| Settings {
+        settle: std::time::Duration::from_millis(ms),
         ..Settings::default()
     };
-    assert_eq!(actions(&mut e), vec![Action::Configure(expected)]);
+    assert_eq!(actions(&mut e), vec![Action::Start(settle(400))]);
+    e.handle_line("setoption name SettleMs value 500");
+    e.handle_line("setoption name SettleMs value 500");
+    assert_eq!(actions(&mut e), vec![Action::Configure(settle(500))]);
 }
 
 #[test]
@@ -397,6 +405,7 @@ fn a_finished_game_gets_no_move_rather_than_a_wait() {
 fn board_events_arriving_together_are_weighed_together() {
     let mut e = Engine::new();
     e.handle_line("position startpos");
+    assert_eq!(actions(&mut e), vec![Action::Start(Settings::default())]);
     // The first report and the new game it starts come in one read.
     e.handle_event(&GameEvent::Board {
         placement: "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR".into(),
