@@ -3,8 +3,10 @@
 
 mod uci_common;
 
+use std::io::{BufRead, BufReader};
 use std::process::{Child, Command, Stdio};
-use std::time::Duration;
+use std::sync::mpsc::{Receiver, RecvTimeoutError, channel};
+use std::time::{Duration, Instant};
 
 use eboardd::protocol::Protocol;
 use eboardd::sim::HandOptions;
@@ -24,6 +26,80 @@ impl Drop for Daemon {
     fn drop(&mut self) {
         let _ = self.0.kill();
         let _ = self.0.wait();
+    }
+}
+
+/// `eboardd watch --format uci` on board 0, its lines on a channel.
+struct Watch {
+    child: Child,
+    lines: Receiver<String>,
+}
+
+impl Watch {
+    /// Starts watching and waits until it follows the board (its first line). `watch`
+    /// ends at once while the daemon or its board is not there yet: it is started again.
+    fn start(address: &str) -> Watch {
+        let deadline = Instant::now() + LIMIT;
+        loop {
+            let mut child = Command::new(env!("CARGO_BIN_EXE_eboardd"))
+                .args([
+                    "watch",
+                    "--bus-address",
+                    address,
+                    "--board",
+                    "0",
+                    "--format",
+                    "uci",
+                ])
+                .stdout(Stdio::piped())
+                .stderr(Stdio::null())
+                .spawn()
+                .expect("start eboardd watch");
+            let stdout = child.stdout.take().expect("stdout");
+            let (tx, lines) = channel();
+            std::thread::spawn(move || {
+                for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+                    if tx.send(line).is_err() {
+                        break;
+                    }
+                }
+            });
+            loop {
+                assert!(Instant::now() < deadline, "watch never followed board 0");
+                match lines.recv_timeout(Duration::from_millis(100)) {
+                    Ok(l) if l.starts_with("info string position ") => {
+                        return Watch { child, lines };
+                    }
+                    Ok(_) | Err(RecvTimeoutError::Timeout) => {}
+                    Err(RecvTimeoutError::Disconnected) => break,
+                }
+            }
+            let _ = child.wait();
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    }
+
+    /// The lines up to and including the first for which `last` holds (bounded).
+    fn lines_until(&mut self, last: impl Fn(&str) -> bool) -> Vec<String> {
+        let mut out = Vec::new();
+        loop {
+            let l = self
+                .lines
+                .recv_timeout(LIMIT)
+                .unwrap_or_else(|_| panic!("watch said only {out:?}"));
+            let done = last(&l);
+            out.push(l);
+            if done {
+                return out;
+            }
+        }
+    }
+}
+
+impl Drop for Watch {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
     }
 }
 
@@ -58,6 +134,7 @@ fn the_bridge_follows_the_daemons_board_and_answers_with_its_moves() {
             .expect("start the daemon"),
     );
     let mut gui = Gui::start(&["--bus-address", &address]);
+    let mut watch = Watch::start(&address);
     gui.handshake();
     gui.send("setoption name SettleMs value 100");
     gui.send("ucinewgame");
@@ -84,6 +161,16 @@ fn the_bridge_follows_the_daemons_board_and_answers_with_its_moves() {
     assert_eq!(gui.expect_protocol(LIMIT), "bestmove g1f3");
     gui.send("quit");
     assert_eq!(gui.wait_exit(Duration::from_secs(3)), Some(0));
+    let moves: Vec<String> = watch
+        .lines_until(|l| l == "g1f3")
+        .into_iter()
+        .filter(|l| !l.starts_with("info string"))
+        .collect();
+    assert_eq!(
+        moves,
+        ["e2e4", "e7e5", "g1f3"],
+        "one line per confirmed move"
+    );
     assert!(
         gui.transcript
             .iter()

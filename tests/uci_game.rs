@@ -9,6 +9,7 @@ use eboardd::protocol::Protocol;
 use eboardd::sim::device::BoardOptions;
 use eboardd::sim::live::LiveBoard;
 use eboardd::sim::{Game, HandOptions, games};
+use shakmaty::san::SanPlus;
 use shakmaty::uci::UciMove;
 use shakmaty::{Color, Move, Position};
 
@@ -80,6 +81,18 @@ fn play(game: &Game, protocol: Protocol, player: Color, seed: u64) -> Vec<Durati
                 .wait_for_guidance(Duration::from_secs(10))
                 .unwrap_or_else(|| panic!("the board never showed {last}"));
             assert_eq!(&uci(shown), last, "the board shows the GUI's move");
+            if protocol == Protocol::Dgt {
+                let san = SanPlus::from_move(board.position().clone(), shown).to_string();
+                let deadline = Instant::now() + Duration::from_secs(5);
+                while board.view().clock_text.as_deref() != Some(san.as_str()) {
+                    assert!(
+                        Instant::now() < deadline,
+                        "the clock shows {:?}, not {san}",
+                        board.view().clock_text
+                    );
+                    std::thread::sleep(Duration::from_millis(10));
+                }
+            }
             let end = board.play(shown).expect("the hand carries it out");
             board.sleep_until(end);
             let cleared = Instant::now() + Duration::from_secs(10);

@@ -68,7 +68,7 @@ complete -c eboardd -n "__fish_eboardd_using_subcommand run" -l system -d 'Serve
 complete -c eboardd -n "__fish_eboardd_using_subcommand run" -s h -l help -d 'Print help'
 complete -c eboardd -n "__fish_eboardd_using_subcommand watch" -l board -d 'Only this board: its number (as in /org/eboardd/EBoard1/Board/N) or its device path' -r
 complete -c eboardd -n "__fish_eboardd_using_subcommand watch" -l format -d 'What to print' -r -f -a "jsonl\t'Every event as a contract JSON line; with several boards each line gets `"board":N`'
-uci\t'A UCI `position` command each time a game changes (pipe it into an engine)'"
+uci\t'Each confirmed move in UCI notation, one a line (as `replay --format uci` prints them); new games, withdrawn moves, takebacks and results as `info string` lines'"
 complete -c eboardd -n "__fish_eboardd_using_subcommand watch" -l bus-address -d 'Follow the daemon on the bus at this D-Bus address' -r
 complete -c eboardd -n "__fish_eboardd_using_subcommand watch" -l system -d 'Follow the daemon on the system bus (default: the session bus)'
 complete -c eboardd -n "__fish_eboardd_using_subcommand watch" -s h -l help -d 'Print help (see more with \'--help\')'

@@ -127,6 +127,9 @@ fn remember_offline(state: &mut State, ch: &TaskChannels, action: Action) {
     }
 }
 
+/// The board's core as the settings say. The arbiter (`Laws`, `TouchMove`) is not in the
+/// core yet: when it is, its configuration is set here from `settings.laws` and
+/// `settings.touch_move`.
 fn core_config(settings: &Settings) -> CoreConfig {
     CoreConfig {
         tracker: TrackerConfig {
@@ -264,5 +267,42 @@ async fn write_all(device: &mut Device, commands: Vec<Vec<u8>>) {
             tracing::warn!("{e}");
             return;
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::daemon::core::START_FEN;
+    use crate::uci::bridge::channels;
+
+    #[tokio::test(start_paused = true)]
+    async fn a_missing_board_is_looked_for_again_and_reported_once() {
+        let (mut ours, theirs) = channels();
+        let config = DirectConfig {
+            device: Some(PathBuf::from("/nonexistent/eboardd-test-board")),
+            protocol: Some(Protocol::Dgt),
+        };
+        let task = tokio::spawn(run(config, theirs));
+        ours.actions
+            .send(Action::SetPosition(START_FEN.into()))
+            .expect("send");
+        ours.actions
+            .send(Action::Start(Settings::default()))
+            .expect("send");
+        // Before the start nothing is opened; what was asked is kept, a game set is told.
+        assert!(matches!(
+            ours.news.recv().await,
+            Some(News::Events(e)) if matches!(e.as_slice(), [GameEvent::NewGame { .. }])
+        ));
+        match ours.news.recv().await {
+            Some(News::Notice(text)) => assert!(text.contains("no board yet"), "{text}"),
+            other => panic!("{other:?}"),
+        }
+        tokio::time::sleep(RETRY * 5).await;
+        assert!(ours.news.try_recv().is_err(), "said once, not once a second");
+        drop(ours.actions);
+        let ended = tokio::time::timeout(RETRY * 2, task).await;
+        assert!(ended.is_ok(), "the task ends with the bridge");
     }
 }

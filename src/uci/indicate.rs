@@ -1,7 +1,8 @@
 //! What a board is sent to show a move, or to stop showing it (sans-IO).
 //!
 //! - Millennium boards light the corners of the from-square, then of the to-square, so the
-//!   light runs along the move ([`LedFrame::show_move`]); `X` puts every LED out.
+//!   light runs along the move ([`millennium::LedFrame::show_move`]); `X` puts every LED
+//!   out.
 //! - DGT boards: a Revelation II lights the two squares (`60 04 01 from to 00`, the fields
 //!   in the board's numbering), a DGT 3000 clock on the board shows the move as text (SAN);
 //!   boards without LEDs or clock ignore what they cannot do. Clearing puts every LED out

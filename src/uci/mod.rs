@@ -2,7 +2,7 @@
 //! made on the board.
 //!
 //! - [`command`]: the GUI's lines → typed commands;
-//! - [`line`]: a game as a line of positions, and where two games meet;
+//! - [`mod@line`]: a game as a line of positions, and where two games meet;
 //! - [`options`]: the engine's options (`UCI_Chess960`, `Laws`, `TouchMove`, `SettleMs`);
 //! - [`engine`]: the engine itself, sans-IO: lines and board events in, lines and board
 //!   actions out;
