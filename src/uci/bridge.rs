@@ -149,6 +149,34 @@ mod tests {
     }
 
     #[tokio::test]
+    async fn a_line_that_is_not_utf8_is_reported_and_the_next_is_read() {
+        let (mut gui, engine_in) = tokio::io::duplex(4096);
+        let (engine_out, from_engine) = tokio::io::duplex(4096);
+        let (ours, _task) = channels();
+        let bridge = tokio::spawn(serve(
+            Engine::new(),
+            BufReader::new(engine_in),
+            engine_out,
+            ours,
+        ));
+        let mut replies = BufReader::new(from_engine).lines();
+        gui.write_all(b"uci\n\xff\xfe go\nisready\n")
+            .await
+            .expect("write");
+        let mut said = Vec::new();
+        while let Some(l) = next_protocol_line(&mut replies).await {
+            let done = l == "readyok";
+            said.push(l);
+            if done {
+                break;
+            }
+        }
+        assert_eq!(said.last().map(String::as_str), Some("readyok"), "{said:?}");
+        drop(gui);
+        let _ = tokio::time::timeout(Duration::from_secs(5), bridge).await;
+    }
+
+    #[tokio::test]
     async fn the_gui_is_answered_while_the_board_is_silent_and_a_move_ends_the_wait() {
         let (mut gui, engine_in) = tokio::io::duplex(4096);
         let (engine_out, from_engine) = tokio::io::duplex(4096);

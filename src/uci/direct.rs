@@ -172,16 +172,38 @@ async fn probe_path(path: &Path) -> Result<Protocol, String> {
         .map_err(|e| format!("{}: {e}", path.display()))
 }
 
-/// The first serial port a board answers on, and the board's protocol.
+/// The first USB or Bluetooth serial port a board answers on, and the board's protocol.
+/// Other serial ports (a built-in UART, a modem) are not written to unasked.
 async fn find_board() -> Result<(PathBuf, Protocol), String> {
-    let ports = serialport::available_ports().unwrap_or_default();
-    for p in ports {
-        let path = PathBuf::from(&p.port_name);
+    let mut candidates: Vec<PathBuf> = serialport::available_ports()
+        .unwrap_or_default()
+        .into_iter()
+        .map(|p| PathBuf::from(p.port_name))
+        .collect();
+    if let Ok(dir) = std::fs::read_dir("/dev") {
+        candidates.extend(dir.filter_map(Result::ok).map(|e| e.path()));
+    }
+    candidates.retain(|p| {
+        p.file_name()
+            .and_then(|n| n.to_str())
+            .is_some_and(is_board_port_name)
+    });
+    candidates.sort();
+    candidates.dedup();
+    for path in candidates {
         if let Ok(protocol) = probe_path(&path).await {
             return Ok((path, protocol));
         }
     }
-    Err("no serial port has a board on it (give --device PATH)".to_string())
+    Err("no USB or Bluetooth serial port has a board on it (give --device PATH)".to_string())
+}
+
+/// Whether a device name is a USB serial adapter or a Bluetooth serial link.
+fn is_board_port_name(name: &str) -> bool {
+    ["ttyUSB", "ttyACM", "rfcomm"].iter().any(|prefix| {
+        name.strip_prefix(prefix)
+            .is_some_and(|n| n.parse::<u32>().is_ok())
+    })
 }
 
 enum Step {
@@ -276,6 +298,16 @@ mod tests {
     use crate::daemon::core::START_FEN;
     use crate::uci::bridge::channels;
 
+    #[test]
+    fn only_usb_and_bluetooth_serial_ports_are_looked_for_boards() {
+        for name in ["ttyUSB0", "ttyACM12", "rfcomm3"] {
+            assert!(is_board_port_name(name), "{name}");
+        }
+        for name in ["ttyS0", "ttyUSB", "rfcomm", "ttyACMx", "pts"] {
+            assert!(!is_board_port_name(name), "{name}");
+        }
+    }
+
     #[tokio::test(start_paused = true)]
     async fn a_missing_board_is_looked_for_again_and_reported_once() {
         let (mut ours, theirs) = channels();
@@ -300,7 +332,10 @@ mod tests {
             other => panic!("{other:?}"),
         }
         tokio::time::sleep(RETRY * 5).await;
-        assert!(ours.news.try_recv().is_err(), "said once, not once a second");
+        assert!(
+            ours.news.try_recv().is_err(),
+            "said once, not once a second"
+        );
         drop(ours.actions);
         let ended = tokio::time::timeout(RETRY * 2, task).await;
         assert!(ended.is_ok(), "the task ends with the bridge");
