@@ -99,6 +99,35 @@ pub enum GameEvent {
         laws: String,
         /// A sentence for people.
         detail: String,
+        /// Whether the opponent may still claim it (2023 4.8: the right is lost once the
+        /// claimant touches a piece; a later `claim_lapsed` says when).
+        claimable: bool,
+        /// The square of the piece the breach is about (the piece touched, the square a
+        /// piece was released on), when there is one.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        square: Option<String>,
+    },
+    /// The right to claim an earlier violation was lost: the claimant touched a piece.
+    ClaimLapsed {
+        /// The ply of the violation.
+        ply: u32,
+        /// The article of the violation.
+        article: String,
+        /// A sentence for people.
+        detail: String,
+    },
+    /// `enforce` mode: the move just made breaks the touch-move rules and is not confirmed;
+    /// this is what the player must do once the board is put right.
+    Due {
+        /// The ply being played.
+        ply: u32,
+        /// The article that makes it due.
+        article: String,
+        /// The square of the piece that must move or be captured, when there is one.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        square: Option<String>,
+        /// A sentence for people.
+        detail: String,
     },
     /// The board differs from the game and no legal continuation explains it yet.
     Mismatch {

@@ -1,14 +1,14 @@
 //! One board's sans-IO core: bytes and time in, game events out.
 //!
 //! [`BoardCore`] strings the layers together for one board — the protocol decoder and the
-//! sensed board ([`crate::sensing`]), then the move tracker — and turns what they decide
-//! into [`TimedEvent`]s. Replay, the daemon, the UCI bridge, the emulator-driven demo and
+//! sensed board ([`crate::sensing`]), then the move tracker, then the arbiter
+//! ([`crate::laws`]) — and turns what they decide into [`TimedEvent`]s. Replay, the daemon, the UCI bridge, the emulator-driven demo and
 //! the benchmarks all drive this same type, so they all take the same path. Like the layers
 //! it joins, it owns no port, no clock and no task: callers hand it `now`.
 //!
 //! - handlers: [`BoardCore::handle_input`], [`BoardCore::handle_timeout`]
 //! - polls: [`BoardCore::poll_event`], [`BoardCore::poll_sensed`], [`BoardCore::poll_timeout`]
-//! - getters: [`BoardCore::sensing`]
+//! - getters: [`BoardCore::sensing`], [`BoardCore::laws`]
 
 use std::collections::VecDeque;
 
@@ -16,6 +16,7 @@ use std::time::Duration;
 
 use crate::bench::still_board::StillBoardMatcher;
 use crate::event::{GameEvent, TimedEvent};
+use crate::laws::{Arbiter, LawsConfig, View};
 use crate::protocol::Protocol;
 use crate::sensing::{Sensed, Sensing, SensingConfig};
 use crate::time::Time;
@@ -35,6 +36,9 @@ pub struct CoreConfig {
     /// How the move tracker decides (with [`Reconstruction::Tracker`]); its `start_fen` is
     /// taken from [`CoreConfig::start_fen`] when that is set.
     pub tracker: TrackerConfig,
+    /// The edition of the Laws and the touch-move mode the arbiter applies (with
+    /// [`Reconstruction::Tracker`]).
+    pub laws: LawsConfig,
 }
 
 /// How moves are reconstructed from square changes.
@@ -67,11 +71,13 @@ pub struct BoardCore {
     keep_sensed: bool,
     sensed: VecDeque<Sensed>,
     events: VecDeque<TimedEvent>,
+    arbiter: Option<Arbiter>,
 }
 
 impl BoardCore {
     /// A core for a board speaking `protocol`.
     pub fn new(protocol: Protocol, config: CoreConfig) -> Self {
+        let mut arbiter = None;
         let reconstructor = match config.reconstruction {
             Reconstruction::None => Reconstructor::None,
             Reconstruction::Tracker => {
@@ -79,7 +85,11 @@ impl BoardCore {
                 if config.start_fen.is_some() {
                     cfg.start_fen = config.start_fen.clone();
                 }
-                Reconstructor::Tracker(Box::new(Tracker::new(cfg)))
+                let mut tracker = Tracker::new(cfg);
+                let a = Arbiter::new(config.laws.clone());
+                tracker.set_gate(Some(a.gate(tracker.config().piece_identity)));
+                arbiter = Some(a);
+                Reconstructor::Tracker(Box::new(tracker))
             }
             Reconstruction::StillBoard { wait } => Reconstructor::StillBoard(Box::new(
                 StillBoardMatcher::new(wait, config.start_fen.clone()),
@@ -91,7 +101,13 @@ impl BoardCore {
             keep_sensed: config.keep_sensed,
             sensed: VecDeque::new(),
             events: VecDeque::new(),
+            arbiter,
         }
+    }
+
+    /// The arbiter's configuration (with [`Reconstruction::Tracker`]).
+    pub fn laws(&self) -> Option<&LawsConfig> {
+        self.arbiter.as_ref().map(Arbiter::config)
     }
 
     /// The sensed board.
@@ -109,7 +125,7 @@ impl BoardCore {
                 self.sensed.push_back(item);
             }
         }
-        self.collect();
+        self.collect(now);
     }
 
     /// Lets timers due at or before `now` fire.
@@ -120,6 +136,11 @@ impl BoardCore {
                 if t.poll_timeout().is_some_and(|due| due <= now) {
                     t.handle_timeout(now);
                 }
+                if let Some(a) = &mut self.arbiter
+                    && a.poll_timeout().is_some_and(|due| due <= now)
+                {
+                    a.handle_view(now, &view(t));
+                }
             }
             Reconstructor::StillBoard(m) => {
                 if m.poll_timeout().is_some_and(|due| due <= now) {
@@ -127,24 +148,44 @@ impl BoardCore {
                 }
             }
         }
-        self.collect();
+        self.collect(now);
     }
 
     /// When [`BoardCore::handle_timeout`] should next be called, if at all.
     pub fn poll_timeout(&self) -> Option<Time> {
         match &self.reconstructor {
             Reconstructor::None => None,
-            Reconstructor::Tracker(t) => t.poll_timeout(),
+            Reconstructor::Tracker(t) => {
+                let a = self.arbiter.as_ref().and_then(Arbiter::poll_timeout);
+                match (t.poll_timeout(), a) {
+                    (Some(x), Some(y)) => Some(x.min(y)),
+                    (x, y) => x.or(y),
+                }
+            }
             Reconstructor::StillBoard(m) => m.poll_timeout(),
         }
     }
 
-    fn collect(&mut self) {
+    fn collect(&mut self, now: Time) {
         match &mut self.reconstructor {
             Reconstructor::None => {}
             Reconstructor::Tracker(t) => {
                 while let Some(e) = t.poll_event() {
-                    self.events.push_back(e);
+                    if let Some(a) = &mut self.arbiter {
+                        a.handle_event(&e, &view(t));
+                        self.events.push_back(e);
+                        while let Some(v) = a.poll_event() {
+                            self.events.push_back(v);
+                        }
+                    } else {
+                        self.events.push_back(e);
+                    }
+                }
+                if let Some(a) = &mut self.arbiter {
+                    a.handle_view(now, &view(t));
+                    while let Some(v) = a.poll_event() {
+                        self.events.push_back(v);
+                    }
                 }
             }
             Reconstructor::StillBoard(m) => {
@@ -204,5 +245,16 @@ impl BoardCore {
             }),
             _ => {}
         }
+    }
+}
+
+/// What the arbiter looks at, from the tracker.
+fn view(t: &Tracker) -> View<'_> {
+    View {
+        game: t.game(),
+        pending: t.pending_log(),
+        sensed: t.sensed(),
+        held: t.held(),
+        identity: t.config().piece_identity,
     }
 }

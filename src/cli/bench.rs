@@ -11,6 +11,8 @@ use clap::{Args, ValueEnum};
 use std::path::PathBuf;
 
 use crate::bench::accuracy::{Summary, Truth, score_trace};
+use crate::bench::laws::{LawsScore, score_laws};
+use crate::laws::{LawsConfig, TouchMove};
 use crate::pipeline::{CoreConfig, Reconstruction};
 use crate::protocol::{dgt, millennium};
 use crate::trace::read_trace_file;
@@ -24,8 +26,12 @@ pub struct BenchArgs {
     /// How many megabytes of stream to decode per protocol (`codec`).
     #[arg(long, default_value_t = 64)]
     pub megabytes: usize,
-    /// Traces to score (`traces`): files, or folders of `NAME.trace` with `NAME.json` beside.
+    /// Traces to score (`traces`, `laws`): files, or folders of `NAME.trace` with
+    /// `NAME.json` beside.
     pub paths: Vec<PathBuf>,
+    /// With `laws`: print each missed observation and each false report.
+    #[arg(long)]
+    pub verbose: bool,
 }
 
 /// What to measure.
@@ -36,6 +42,9 @@ pub enum BenchWhat {
     /// Accuracy and decision latency on traces with their truth, beside the fixed 250 ms
     /// still-board matcher.
     Traces,
+    /// The arbiter (2023 Laws, `report` mode) against the truth's observations: expected,
+    /// found and false reports per article.
+    Laws,
 }
 
 /// Runs `eboardd bench`.
@@ -43,8 +52,61 @@ pub fn run(args: BenchArgs) -> anyhow::Result<()> {
     match args.what {
         BenchWhat::Codec => codec(args.megabytes.max(1)),
         BenchWhat::Traces => traces(&args.paths)?,
+        BenchWhat::Laws => laws(&args.paths, args.verbose)?,
     }
     Ok(())
+}
+
+fn laws(paths: &[PathBuf], verbose: bool) -> anyhow::Result<()> {
+    let files = trace_files(paths)?;
+    let config = CoreConfig {
+        laws: LawsConfig {
+            touch_move: TouchMove::Report,
+            ..LawsConfig::default()
+        },
+        ..CoreConfig::default()
+    };
+    let mut total = LawsScore::default();
+    for file in &files {
+        let trace = read_trace_file(file)?;
+        let truth = read_truth(file)?;
+        let s = score_laws(&trace, &truth, config.clone());
+        if verbose {
+            for m in &s.missed {
+                println!("  {}: missed {m}", file.display());
+            }
+            for f in &s.false_lines {
+                println!("  {}: false {f}", file.display());
+            }
+        }
+        total.add(&s);
+    }
+    println!("{} traces, fide-2023, report:", files.len());
+    println!("{total}");
+    Ok(())
+}
+
+fn read_truth(trace: &std::path::Path) -> anyhow::Result<Truth> {
+    let truth_path = trace.with_extension("json");
+    serde_json::from_str(&std::fs::read_to_string(&truth_path)?)
+        .map_err(|e| anyhow::anyhow!("{}: {e}", truth_path.display()))
+}
+
+fn trace_files(paths: &[PathBuf]) -> anyhow::Result<Vec<PathBuf>> {
+    let mut files = Vec::new();
+    for p in paths {
+        if p.is_dir() {
+            let mut found: Vec<PathBuf> = std::fs::read_dir(p)?
+                .filter_map(|e| e.ok().map(|e| e.path()))
+                .filter(|f| f.extension().is_some_and(|x| x == "trace"))
+                .collect();
+            found.sort();
+            files.extend(found);
+        } else {
+            files.push(p.clone());
+        }
+    }
+    Ok(files)
 }
 
 fn traces(paths: &[PathBuf]) -> anyhow::Result<()> {

@@ -4,9 +4,10 @@ use std::io::{self, BufWriter, Write};
 
 use clap::{Args, ValueEnum};
 
-use super::{CliError, PathArg};
+use super::{CliError, LawsArgs, PathArg};
 use crate::event::TimedEvent;
 use crate::game::record::GameRecord;
+use crate::laws::LawsConfig;
 use crate::pipeline::{BoardCore, CoreConfig};
 use crate::time::Time;
 use crate::trace::{Direction, Trace, read_trace_file};
@@ -20,9 +21,9 @@ pub struct ReplayArgs {
     /// What to print.
     #[arg(long, value_enum, default_value_t = ReplayFormat::Jsonl)]
     pub format: ReplayFormat,
-    /// The edition of the FIDE Laws the arbiter applies.
-    #[arg(long, default_value = "fide-2023", value_parser = ["fide-2023", "fide-2014", "fide-classic"])]
-    pub laws: String,
+    /// How the game is judged.
+    #[command(flatten)]
+    pub laws: LawsArgs,
     /// The trace file.
     pub trace: PathArg,
 }
@@ -45,17 +46,24 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<()> {
     let trace = read_trace_file(&args.trace)
         .map_err(|e| CliError::input(format!("{}: {e}", args.trace.display())))?;
     let stdout = io::stdout();
+    let laws = args.laws.config(trace.header.laws.as_deref())?;
     let mut out = BufWriter::new(stdout.lock());
-    replay(&trace, args.format, &mut out)?;
+    replay(&trace, args.format, laws, &mut out)?;
     out.flush()?;
     Ok(())
 }
 
-/// Replays `trace` and writes the chosen output.
-pub fn replay(trace: &Trace, format: ReplayFormat, out: &mut impl Write) -> io::Result<()> {
+/// Replays `trace`, judged by `laws`, and writes the chosen output.
+pub fn replay(
+    trace: &Trace,
+    format: ReplayFormat,
+    laws: LawsConfig,
+    out: &mut impl Write,
+) -> io::Result<()> {
     let config = CoreConfig {
         start_fen: trace.header.start_fen.clone(),
         keep_sensed: format == ReplayFormat::Sensors,
+        laws,
         ..CoreConfig::default()
     };
     let mut core = BoardCore::new(trace.header.protocol, config);

@@ -99,6 +99,7 @@ impl Device {
             Protocol::Dgt => "9600 8N1".to_string(),
             Protocol::Millennium => "38400 7O1".to_string(),
         });
+        header.laws = self.core.laws().map(|l| l.edition.name().to_string());
         header.other.push(("title".to_string(), title.to_string()));
         header
             .other

@@ -1,0 +1,537 @@
+//! The arbiter: FIDE Article 4 (touching and moving the pieces) and Article 7.5 (completed
+//! illegal moves), by edition, applied to what the sensors saw.
+//!
+//! The board sees lifts and placements: a lift is a touch, a touch without a lift is
+//! invisible, and a spoken j'adoube (4.2) is unheard. The arbiter reports what the sensors
+//! prove and says in `detail` when an announced adjustment would excuse it. Its input is the
+//! tracker's record of the game: for each confirmed ply, the position it was played from, the
+//! move and the ordered log of lifts and placements ([`crate::tracker::game::Ply::log`]);
+//! the lifts and placements of the ply being played; the sensed board. It judges a ply when
+//! the tracker confirms it ([`judge`]), names a completed illegal move once the board has
+//! been still for a while ([`illegal`]), follows who may still claim (4.8), and in `enforce`
+//! mode holds back, through the tracker's gate ([`crate::tracker::gate`]), a move that breaks
+//! 4.3/4.4, telling what is due. Article numbers come from the [`Edition`].
+//!
+//! It is sans-IO like the layers below it: it is handed `now` and never reads a clock. It
+//! must not know how moves are recognised (explanations, release timing), protocols,
+//! ports or sinks; it reads the tracker's game record, never its internals.
+//!
+//! - Handlers: [`Arbiter::handle_event`] (each event the tracker decided, in order),
+//!   [`Arbiter::handle_view`] (after every input, and at [`Arbiter::poll_timeout`]).
+//! - Polls: [`Arbiter::poll_event`] (`violation`, `claim_lapsed`, `due`),
+//!   [`Arbiter::poll_timeout`].
+//! - Getters: [`Arbiter::config`]; [`Arbiter::gate`] makes the tracker's gate for `enforce`.
+
+pub mod edition;
+pub mod illegal;
+pub mod judge;
+pub mod reading;
+
+use std::collections::{HashSet, VecDeque};
+use std::time::Duration;
+
+use shakmaty::{Bitboard, Board, Chess, Color, Move, Position, Square};
+
+pub use edition::{Edition, Rule, UnknownEdition};
+pub use judge::{Due, Finding, Margins};
+
+use crate::event::{GameEvent, TimedEvent};
+use crate::time::Time;
+use crate::tracker::game::{Game, SquareEvent};
+use crate::tracker::gate::MoveGate;
+
+/// What the arbiter does with touch-move breaches (`--touch-move`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum TouchMove {
+    /// Publish the move and the violation (the default).
+    #[default]
+    Report,
+    /// Training: a move breaking 4.3/4.4 is not confirmed; a `due` event says what to do
+    /// until the board is put right and the due piece moves.
+    Enforce,
+    /// Report nothing of Article 4. A completed illegal move (7.5) is still named: it is not a
+    /// touch-move rule, and it explains why the game does not go on.
+    Off,
+}
+
+impl TouchMove {
+    /// The name used on the command line.
+    pub fn name(self) -> &'static str {
+        match self {
+            TouchMove::Report => "report",
+            TouchMove::Enforce => "enforce",
+            TouchMove::Off => "off",
+        }
+    }
+}
+
+/// How the arbiter judges.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LawsConfig {
+    /// The edition whose articles are applied and cited.
+    pub edition: Edition,
+    /// What to do with touch-move breaches.
+    pub touch_move: TouchMove,
+    /// Two lifts reported closer together than this have no proven order (a DGT board scans
+    /// its squares in 200–250 ms and reports the changes of one scan in its own order). When
+    /// the order decides, the own piece counts as first (4.3c) or the king and rook as
+    /// touched together (4.4a, 4.4c).
+    pub order_margin: Duration,
+    /// A piece that rests this long on a square counts as released there (4.7); twice as
+    /// long when it then goes on along the same line the same way (a slide that paused).
+    /// Shorter rests are a slide's transit or a hand that has not let go. The longest
+    /// transit rest in the generated sample traces is 0.23 s.
+    pub release: Duration,
+    /// How long the board must stay still showing a completed illegal move before it is
+    /// named (7.5).
+    pub still: Duration,
+}
+
+impl Default for LawsConfig {
+    fn default() -> Self {
+        LawsConfig {
+            edition: Edition::default(),
+            touch_move: TouchMove::default(),
+            order_margin: Duration::from_millis(250),
+            release: Duration::from_millis(400),
+            still: Duration::from_millis(250),
+        }
+    }
+}
+
+impl LawsConfig {
+    /// The margins the judge uses.
+    pub fn margins(&self) -> Margins {
+        Margins {
+            order: self.order_margin,
+            release: self.release,
+        }
+    }
+}
+
+/// What the arbiter looks at: the tracker's record of the game and the board.
+#[derive(Debug, Clone, Copy)]
+pub struct View<'a> {
+    /// The game, once one has started.
+    pub game: Option<&'a Game>,
+    /// The lifts and placements since the last confirmed ply.
+    pub pending: &'a [SquareEvent],
+    /// The sensed board.
+    pub sensed: &'a Board,
+    /// The complete move the tracker's gate holds back, if any.
+    pub held: Option<Move>,
+    /// Whether the board reports which piece stands on a square.
+    pub identity: bool,
+}
+
+/// The arbiter's side of the tracker's gate.
+#[derive(Debug, Clone, Copy)]
+struct Gatekeeper {
+    enforce: bool,
+    margins: Margins,
+    promotion: bool,
+    identity: bool,
+}
+
+impl MoveGate for Gatekeeper {
+    fn allow(&self, game: &Game, m: Move, log: &[SquareEvent]) -> bool {
+        if !self.enforce {
+            return true;
+        }
+        let events = ply_events(game, game.len(), log, self.margins.order);
+        let found = judge::judge(
+            game.position(),
+            m,
+            &events,
+            self.margins,
+            self.promotion,
+            self.identity,
+        );
+        !found.iter().any(|f| f.rule.enforced())
+    }
+
+    fn illegal_under_way(&self, pos: &Chess, sensed: &Board, squares: Bitboard) -> bool {
+        illegal::illegal_under_way(pos, sensed, squares, self.identity)
+    }
+}
+
+#[derive(Debug, Clone, Copy)]
+struct OpenClaim {
+    ply: u32,
+    article: &'static str,
+    claimant: Color,
+}
+
+/// The arbiter (see the module documentation).
+#[derive(Debug)]
+pub struct Arbiter {
+    cfg: LawsConfig,
+    events: VecDeque<TimedEvent>,
+    timeout: Option<Time>,
+    /// Breaches already published in this game: (ply, rule, square).
+    reported: HashSet<(u32, Rule, Option<Square>)>,
+    claims: Vec<OpenClaim>,
+    /// The last held move looked at, with its ply.
+    held_seen: Option<(u32, Move)>,
+    /// Where held-back moves put their pieces in the ply being played (not 4.7: the player
+    /// was told to put them back).
+    withheld: Bitboard,
+}
+
+impl Arbiter {
+    /// An arbiter with this configuration.
+    pub fn new(config: LawsConfig) -> Arbiter {
+        Arbiter {
+            cfg: config,
+            events: VecDeque::new(),
+            timeout: None,
+            reported: HashSet::new(),
+            claims: Vec::new(),
+            held_seen: None,
+            withheld: Bitboard::EMPTY,
+        }
+    }
+
+    /// The configuration.
+    pub fn config(&self) -> &LawsConfig {
+        &self.cfg
+    }
+
+    /// The tracker's gate ([`crate::tracker::gate`]) for this arbiter: it keeps the squares
+    /// of an illegal move from being taken for stale sensors (every mode), and in `enforce`
+    /// mode holds back a move that breaks 4.3 or 4.4 given the lifts and placements so far.
+    pub fn gate(&self, identity: bool) -> Box<dyn MoveGate> {
+        Box::new(Gatekeeper {
+            enforce: self.cfg.touch_move == TouchMove::Enforce,
+            margins: self.cfg.margins(),
+            promotion: self.cfg.edition.article(Rule::PromotedPieceFixed).is_some(),
+            identity,
+        })
+    }
+
+    // ---------------------------------------------------------------- handlers
+
+    /// An event the tracker decided, with the game as it stands after the tracker's step.
+    pub fn handle_event(&mut self, event: &TimedEvent, view: &View) {
+        let now = event.t;
+        match &event.event {
+            GameEvent::NewGame { .. } => {
+                self.reported.clear();
+                self.claims.clear();
+                self.new_ply();
+            }
+            GameEvent::Takeback { ply } => {
+                self.reported.retain(|k| k.0 <= *ply);
+                self.claims.retain(|c| c.ply <= *ply);
+                self.new_ply();
+            }
+            GameEvent::Move { ply, uci, .. } => {
+                let ply = *ply;
+                self.lapse(now, |c| c.ply < ply, "the claimant has moved");
+                self.judge_confirmed(now, ply, uci, view);
+                self.new_ply();
+            }
+            _ => {}
+        }
+    }
+
+    /// After every input and timeout: claims lost to a touch, moves held back, completed
+    /// illegal moves.
+    pub fn handle_view(&mut self, now: Time, view: &View) {
+        self.timeout = None;
+        let Some(game) = view.game else { return };
+        let ply = game.len() as u32;
+        if !self.claims.is_empty() {
+            let touched = claimant_touch(game.position(), view.pending);
+            if let Some(colour) = touched {
+                self.lapse(
+                    now,
+                    |c| c.ply == ply && c.claimant == colour,
+                    "the claimant touched a piece",
+                );
+            }
+        }
+        if let Some(m) = view.held {
+            self.judge_held(now, game, m, view);
+        }
+        self.check_illegal(now, game, view);
+    }
+
+    // ---------------------------------------------------------------- polls
+
+    /// The next event decided, if any.
+    pub fn poll_event(&mut self) -> Option<TimedEvent> {
+        self.events.pop_front()
+    }
+
+    /// When [`Arbiter::handle_view`] should be called again, if the board stays as it is.
+    pub fn poll_timeout(&self) -> Option<Time> {
+        self.timeout
+    }
+
+    // ---------------------------------------------------------------- internals
+
+    fn new_ply(&mut self) {
+        self.held_seen = None;
+        self.withheld = Bitboard::EMPTY;
+    }
+
+    fn article(&self, rule: Rule) -> &'static str {
+        self.cfg.edition.article(rule).unwrap_or("?")
+    }
+
+    fn judge_confirmed(&mut self, now: Time, ply: u32, uci: &str, view: &View) {
+        if self.cfg.touch_move == TouchMove::Off {
+            return;
+        }
+        let Some(game) = view.game else { return };
+        let index = (ply as usize).saturating_sub(1);
+        let (Some(p), Some(before)) = (game.plies().get(index), game.position_at(index)) else {
+            return;
+        };
+        if p.uci != uci {
+            // Replaced within the same step; the later `move` event judges the new one.
+            return;
+        }
+        let events = ply_events(game, index, &p.log, self.cfg.order_margin);
+        let findings = self.findings(before, p.mv, &events, view.identity);
+        let withheld = self.withheld;
+        let claimant = !before.turn();
+        let lapsed = game.len() as u32 > ply
+            || claimant_touch(game.position(), view.pending) == Some(claimant)
+            || game.position_at(index + 1).is_some_and(|after| {
+                !reading::carried(&p.log, after.board(), claimant, self.cfg.order_margin).is_empty()
+            });
+        for f in findings {
+            if f.rule == Rule::ReleasedMovedOn && f.square.is_some_and(|s| withheld.contains(s)) {
+                continue;
+            }
+            self.publish(now, ply, &f, claimant, lapsed);
+        }
+    }
+
+    fn findings(&self, before: &Chess, m: Move, log: &[SquareEvent], id: bool) -> Vec<Finding> {
+        let promotion = self.cfg.edition.article(Rule::PromotedPieceFixed).is_some();
+        judge::judge(before, m, log, self.cfg.margins(), promotion, id)
+    }
+
+    fn judge_held(&mut self, now: Time, game: &Game, m: Move, view: &View) {
+        let ply = game.len() as u32 + 1;
+        if self.held_seen == Some((ply, m)) || !game.position().is_legal(m) {
+            return;
+        }
+        self.held_seen = Some((ply, m));
+        self.withheld |= destinations(m);
+        let before = game.position();
+        let events = ply_events(game, game.len(), view.pending, self.cfg.order_margin);
+        let findings = self.findings(before, m, &events, view.identity);
+        for f in findings.iter().filter(|f| f.rule.enforced()) {
+            self.publish(now, ply, f, !before.turn(), false);
+            self.events.push_back(TimedEvent {
+                t: now,
+                event: GameEvent::Due {
+                    ply,
+                    article: self.article(f.rule).to_string(),
+                    square: f.square.map(|s| s.to_string()),
+                    detail: due_sentence(f, self.article(f.rule)),
+                },
+            });
+        }
+    }
+
+    fn publish(&mut self, now: Time, ply: u32, f: &Finding, claimant: Color, lapsed: bool) {
+        if !self.reported.insert((ply, f.rule, f.square)) {
+            return;
+        }
+        let ed = self.cfg.edition;
+        let article = self.article(f.rule);
+        let lapses = ed.claim_lapses(f.rule);
+        let claimable = !(lapses && lapsed);
+        let mut detail = format!("{} ({article})", f.seen);
+        if f.adjustable {
+            detail.push_str(&format!(
+                ", unless j'adoube was said ({})",
+                self.article(Rule::Adjust)
+            ));
+        }
+        match f.rule {
+            Rule::RookThenKing => detail.push_str("; the rook had to move instead"),
+            Rule::ReleasedMovedOn => detail.push_str(
+                "; the board cannot feel the hand: no breach if it never let go of the piece",
+            ),
+            _ => {}
+        }
+        detail.push('.');
+        if claimable && lapses {
+            self.claims.push(OpenClaim {
+                ply,
+                article,
+                claimant,
+            });
+        }
+        self.events.push_back(TimedEvent {
+            t: now,
+            event: GameEvent::Violation {
+                ply,
+                article: article.to_string(),
+                laws: ed.name().to_string(),
+                detail,
+                claimable,
+                square: f.square.map(|s| s.to_string()),
+            },
+        });
+    }
+
+    fn lapse(&mut self, now: Time, which: impl Fn(&OpenClaim) -> bool, why: &str) {
+        let rule = self.article(Rule::ClaimLapses);
+        let (gone, keep): (Vec<OpenClaim>, Vec<OpenClaim>) =
+            self.claims.iter().partition(|c| which(c));
+        self.claims = keep;
+        for c in gone {
+            self.events.push_back(TimedEvent {
+                t: now,
+                event: GameEvent::ClaimLapsed {
+                    ply: c.ply,
+                    article: c.article.to_string(),
+                    detail: format!(
+                        "the breach of {} at ply {} can no longer be claimed: {why} ({rule})",
+                        c.article, c.ply
+                    ),
+                },
+            });
+        }
+    }
+
+    fn check_illegal(&mut self, now: Time, game: &Game, view: &View) {
+        let pos = game.position();
+        let Some(last) = view.pending.last() else {
+            return;
+        };
+        let differs = if view.identity {
+            view.sensed != pos.board()
+        } else {
+            view.sensed.occupied() != pos.board().occupied()
+        };
+        if !differs {
+            return;
+        }
+        let still_at = last.t + self.cfg.still;
+        if now < still_at {
+            self.timeout = Some(still_at);
+            return;
+        }
+        let Some(m) = illegal::illegal_move_shown(pos, view.sensed, view.identity) else {
+            return;
+        };
+        let ply = game.len() as u32 + 1;
+        let target = match m {
+            Move::Castle { king, rook } => Square::from_coords(
+                shakmaty::CastlingSide::from_queen_side(rook < king).king_to_file(),
+                king.rank(),
+            ),
+            _ => m.to(),
+        };
+        let key = (ply, Rule::IllegalMove, Some(target));
+        if self.reported.contains(&key) {
+            return;
+        }
+        self.reported.insert(key);
+        self.withheld |= destinations(m);
+        let uci = m.to_uci(game.mode()).to_string();
+        let article = self.article(Rule::IllegalMove);
+        self.events.push_back(TimedEvent {
+            t: now,
+            event: GameEvent::Violation {
+                ply,
+                article: article.to_string(),
+                laws: self.cfg.edition.name().to_string(),
+                detail: format!(
+                    "{uci} was completed but is illegal: {} ({article}); the game stays at ply \
+                     {} until the position is put right or a legal move replaces it.",
+                    illegal::why(pos, m),
+                    ply - 1
+                ),
+                claimable: true,
+                square: Some(target.to_string()),
+            },
+        });
+    }
+}
+
+/// The squares a move puts its pieces on.
+fn destinations(m: Move) -> Bitboard {
+    match m {
+        Move::Castle { king, rook } => {
+            let side = shakmaty::CastlingSide::from_queen_side(rook < king);
+            Bitboard::from(Square::from_coords(side.king_to_file(), king.rank()))
+                | Bitboard::from(Square::from_coords(side.rook_to_file(), rook.rank()))
+        }
+        _ => Bitboard::from(m.to()),
+    }
+}
+
+/// The events of the ply played from position `index` of `game` whose own log is `log`,
+/// with the lifts carried over from the ply before ([`reading::carried`]).
+fn ply_events(
+    game: &Game,
+    index: usize,
+    log: &[SquareEvent],
+    margin: Duration,
+) -> Vec<SquareEvent> {
+    let mut out = match (
+        index.checked_sub(1).and_then(|i| game.plies().get(i)),
+        game.position_at(index),
+    ) {
+        (Some(prev), Some(before)) => {
+            reading::carried(&prev.log, before.board(), before.turn(), margin)
+        }
+        _ => Vec::new(),
+    };
+    out.extend_from_slice(log);
+    out
+}
+
+/// The colour of the side to move in `pos`, if the lifts since the last confirmed ply show
+/// it touched one of its own pieces (a lift of the other side's pieces may be the player who
+/// just moved, or a capture: that is decided when the next move is confirmed).
+fn claimant_touch(pos: &Chess, pending: &[SquareEvent]) -> Option<Color> {
+    let side = pos.turn();
+    pending
+        .iter()
+        .filter(|e| e.before.is_some())
+        .any(|e| {
+            pos.board()
+                .piece_at(e.square)
+                .is_some_and(|p| p.color == side)
+        })
+        .then_some(side)
+}
+
+/// What is due, for people.
+fn due_sentence(f: &Finding, article: &str) -> String {
+    use judge::name;
+    let what = match f.due {
+        Due::Move(sq, p) => format!("move {}", name(p, sq)),
+        Due::Capture(sq, p) => format!("capture {}", name(p, sq)),
+        Due::CaptureWith { with, target } => format!(
+            "capture {} with {}",
+            name(target.1, target.0),
+            name(with.1, with.0)
+        ),
+        Due::Castle(side) => format!(
+            "castle on the {}",
+            if side.is_king_side() {
+                "king's side"
+            } else {
+                "queen's side"
+            }
+        ),
+        Due::NoCastling(_, rook) => {
+            format!("move the rook on {rook} (castling that way is not allowed now)")
+        }
+        Due::KingMove(sq) => format!("make another legal move with the king on {sq}"),
+        Due::PromoteTo(role) => format!("promote to the {} first chosen", judge::role_name(role)),
+        Due::Nothing => "put the position right".to_string(),
+    };
+    format!("put the pieces back, then {what} ({article})")
+}
