@@ -488,3 +488,13 @@ fn article_4_7_paused_slide_needs_a_longer_rest() {
     none(&run_2023(&slide(500.0)));
     one(&run_2023(&slide(1000.0)), 1, "4.7", Some("e1"));
 }
+
+#[test]
+fn article_4_3a_king_put_back_then_rook_moved_is_not_4_4c() {
+    // The king is touched and put back before the rook is lifted: no attempt to castle,
+    // the king was the first piece touched.
+    let hand = Hand::from_fen(CASTLE_THROUGH_CHECK)
+        .touch("e1", 'K')
+        .play("h1", "g1", 'R');
+    one(&run_2023(&hand), 1, "4.3a", Some("e1"));
+}

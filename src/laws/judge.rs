@@ -404,6 +404,19 @@ impl Ctx<'_> {
                 continue;
             }
             let both = tk.is_some() && tr.is_some();
+            // 4.4c needs the intention to castle: the rook lifted while the king was in hand
+            // (or within the order margin), or the king put on its castling square.
+            let together = match (tk, tr) {
+                (Some(k), Some(rt)) => {
+                    let king_down = r
+                        .placements
+                        .iter()
+                        .find(|p| p.origin == Some(king) && p.t >= k.t)
+                        .map(|p| p.t);
+                    king_down.is_none_or(|d| rt.t < d) || rt.t < k.t + self.margins.order
+                }
+                _ => false,
+            };
             if both && legal && !castled {
                 out.push(Finding {
                     rule: Rule::KingAndRook,
@@ -416,7 +429,7 @@ impl Ctx<'_> {
                     ),
                     adjustable: true,
                 });
-            } else if (both || king_tried) && !legal && !king_moved && king_moves {
+            } else if (together || king_tried) && !legal && !king_moved && king_moves {
                 out.push(Finding {
                     rule: Rule::IllegalCastling,
                     square: Some(king),
