@@ -498,3 +498,32 @@ fn article_4_3a_king_put_back_then_rook_moved_is_not_4_4c() {
         .play("h1", "g1", 'R');
     one(&run_2023(&hand), 1, "4.3a", Some("e1"));
 }
+
+fn taken_back_home() -> Hand {
+    Hand::start()
+        .play("e2", "e4", 'P')
+        .play("e7", "e5", 'p')
+        .play("g1", "f3", 'N')
+        .play("f3", "g1", 'N')
+        .play("d2", "d4", 'P')
+}
+
+#[test]
+fn article_4_7_released_piece_taken_back_home_2023() {
+    // 1. e4 e5 2. Nf3 released, then put back on g1 and d4 played instead: the tracker
+    // sees a takeback of ply 3.
+    let run = run_2023(&taken_back_home());
+    let v = one(&run, 3, "4.7", Some("f3"));
+    assert!(v.detail.contains("taken back to g1"), "{}", v.detail);
+    assert_eq!(run.game(), ["e2e4", "e7e5", "d2d4"]);
+}
+
+#[test]
+fn article_4_6_released_piece_taken_back_home_2014() {
+    one(
+        &report(Edition::Fide2014, &taken_back_home()),
+        3,
+        "4.6",
+        Some("f3"),
+    );
+}

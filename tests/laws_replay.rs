@@ -11,8 +11,9 @@ fn update(ms: f64, square: &str, code: u8) -> String {
     format!("{ms:.1} < 8e 00 05 {field:02x} {code:02x}\n")
 }
 
-/// 1. e3 (left there 1.2 s) then on to e4: a released piece moved on; 1... d5; 2. the d5 pawn
-/// touched, then Nf3: an opponent's piece touched and not captured.
+/// White's pawn put on e3, left there 1.2 s, then moved on to e4 (a released piece moved
+/// on); Black d5; White lifts the d5 pawn, puts it back and plays Nf3 (an opponent's piece
+/// touched and not captured).
 fn trace(header: &str) -> tempfile::NamedTempFile {
     let mut text = format!("# eboard-trace 1\n# protocol: dgt\n{header}");
     text.push_str("40.0 < 86 00 43 08 09 0a 0c 0b 0a 09 08 07 07 07 07 07 07 07 07");
@@ -45,7 +46,11 @@ fn violations(args: &[&str], header: &str) -> Vec<(String, String, String)> {
         .arg(f.path())
         .output()
         .expect("run eboardd");
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     String::from_utf8_lossy(&out.stdout)
         .lines()
         .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
@@ -68,7 +73,10 @@ fn triple(ply: u32, article: &str, laws: &str) -> (String, String, String) {
 fn replay_cites_2023_numbers_by_default() {
     assert_eq!(
         violations(&[], ""),
-        [triple(1, "4.7", "fide-2023"), triple(3, "4.3b", "fide-2023")]
+        [
+            triple(1, "4.7", "fide-2023"),
+            triple(3, "4.3b", "fide-2023")
+        ]
     );
 }
 
@@ -76,7 +84,10 @@ fn replay_cites_2023_numbers_by_default() {
 fn replay_laws_fide_2014_cites_2014_numbers() {
     assert_eq!(
         violations(&["--laws", "fide-2014"], ""),
-        [triple(1, "4.6", "fide-2014"), triple(3, "4.3b", "fide-2014")]
+        [
+            triple(1, "4.6", "fide-2014"),
+            triple(3, "4.3b", "fide-2014")
+        ]
     );
 }
 
@@ -84,7 +95,10 @@ fn replay_laws_fide_2014_cites_2014_numbers() {
 fn replay_laws_fide_classic_cites_classic_numbers() {
     assert_eq!(
         violations(&["--laws", "fide-classic"], ""),
-        [triple(1, "4.7", "fide-classic"), triple(3, "4.3a", "fide-classic")]
+        [
+            triple(1, "4.7", "fide-classic"),
+            triple(3, "4.3a", "fide-classic")
+        ]
     );
 }
 
@@ -92,7 +106,10 @@ fn replay_laws_fide_classic_cites_classic_numbers() {
 fn replay_takes_the_edition_from_the_trace_header() {
     assert_eq!(
         violations(&[], "# laws: fide-2014\n"),
-        [triple(1, "4.6", "fide-2014"), triple(3, "4.3b", "fide-2014")]
+        [
+            triple(1, "4.6", "fide-2014"),
+            triple(3, "4.3b", "fide-2014")
+        ]
     );
     // The command line wins over the header.
     assert_eq!(

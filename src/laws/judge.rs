@@ -145,7 +145,7 @@ fn movers(m: &Move) -> Bitboard {
 }
 
 /// Where the piece from `origin` ends up when `m` is played, if `m` moves it.
-fn lands(m: &Move, origin: Square) -> Option<Square> {
+pub fn lands(m: &Move, origin: Square) -> Option<Square> {
     match *m {
         Move::Castle { king, rook } => {
             let side = CastlingSide::from_queen_side(rook < king);

@@ -30,7 +30,7 @@ pub mod reading;
 use std::collections::{HashSet, VecDeque};
 use std::time::Duration;
 
-use shakmaty::{Bitboard, Board, Chess, Color, Move, Position, Square};
+use shakmaty::{Bitboard, Board, Chess, Color, Move, Piece, Position, Square};
 
 pub use edition::{Edition, Rule, UnknownEdition};
 pub use judge::{Due, Finding, Margins};
@@ -176,6 +176,23 @@ pub struct Arbiter {
     /// Where held-back moves put their pieces in the ply being played (not 4.7: the player
     /// was told to put them back).
     withheld: Bitboard,
+    /// The last confirmed move, until the opponent touches a piece (a one-ply takeback
+    /// before that is the mover changing their mind: 4.7).
+    last_move: Option<LastMove>,
+    /// The last still board looked at for a completed illegal move, with its ply.
+    still_seen: Option<(u32, Board)>,
+}
+
+/// What the arbiter remembers of the last confirmed move.
+#[derive(Debug, Clone, Copy)]
+struct LastMove {
+    ply: u32,
+    /// When its last change was reported.
+    placed: Time,
+    piece: Piece,
+    origin: Square,
+    dest: Square,
+    mover: Color,
 }
 
 impl Arbiter {
@@ -189,6 +206,8 @@ impl Arbiter {
             claims: Vec::new(),
             held_seen: None,
             withheld: Bitboard::EMPTY,
+            last_move: None,
+            still_seen: None,
         }
     }
 
@@ -218,12 +237,18 @@ impl Arbiter {
             GameEvent::NewGame { .. } => {
                 self.reported.clear();
                 self.claims.clear();
+                self.last_move = None;
                 self.new_ply();
             }
             GameEvent::Takeback { ply } => {
                 self.reported.retain(|k| k.0 <= *ply);
                 self.claims.retain(|c| c.ply <= *ply);
                 self.new_ply();
+                if let Some(last) = self.last_move.take()
+                    && last.ply == ply + 1
+                {
+                    self.taken_back(now, last);
+                }
             }
             GameEvent::Move { ply, uci, .. } => {
                 let ply = *ply;
@@ -241,8 +266,11 @@ impl Arbiter {
         self.timeout = None;
         let Some(game) = view.game else { return };
         let ply = game.len() as u32;
-        if !self.claims.is_empty() {
+        if !self.claims.is_empty() || self.last_move.is_some() {
             let touched = claimant_touch(game.position(), view.pending);
+            if touched.is_some() {
+                self.last_move = None;
+            }
             if let Some(colour) = touched {
                 self.lapse(
                     now,
@@ -294,6 +322,19 @@ impl Arbiter {
             return;
         }
         let events = ply_events(game, index, &p.log, self.cfg.order_margin);
+        if let Some(origin) = p.mv.from() {
+            self.last_move = before.board().piece_at(origin).map(|piece| LastMove {
+                ply,
+                placed: p.log.last().map_or(p.confirmed_at, |e| e.t),
+                piece,
+                origin,
+                dest: destinations(p.mv)
+                    .into_iter()
+                    .find(|&s| judge::lands(&p.mv, origin) == Some(s))
+                    .unwrap_or(p.mv.to()),
+                mover: before.turn(),
+            });
+        }
         let findings = self.findings(before, p.mv, &events, view.identity);
         let withheld = self.withheld;
         let claimant = !before.turn();
@@ -308,6 +349,30 @@ impl Arbiter {
             }
             self.publish(now, ply, &f, claimant, lapsed);
         }
+    }
+
+    /// The last move was taken back by its player before the opponent touched anything: if
+    /// its piece had rested long enough to count as released, that is 4.7.
+    fn taken_back(&mut self, now: Time, last: LastMove) {
+        let rested = now.saturating_since(last.placed);
+        if self.cfg.touch_move == TouchMove::Off || rested < self.cfg.release {
+            return;
+        }
+        let f = Finding {
+            rule: Rule::ReleasedMovedOn,
+            square: Some(last.dest),
+            due: Due::Nothing,
+            seen: format!(
+                "{} was put down on {} (a legal move) and left there {:.1} s, then taken back \
+                 to {}",
+                judge::name(last.piece, last.origin),
+                last.dest,
+                rested.as_secs_f64(),
+                last.origin
+            ),
+            adjustable: false,
+        };
+        self.publish(now, last.ply, &f, !last.mover, false);
     }
 
     fn findings(&self, before: &Chess, m: Move, log: &[SquareEvent], id: bool) -> Vec<Finding> {
@@ -420,10 +485,18 @@ impl Arbiter {
             self.timeout = Some(still_at);
             return;
         }
+        let ply = game.len() as u32 + 1;
+        if self
+            .still_seen
+            .as_ref()
+            .is_some_and(|(p, b)| *p == ply && b == view.sensed)
+        {
+            return;
+        }
+        self.still_seen = Some((ply, view.sensed.clone()));
         let Some(m) = illegal::illegal_move_shown(pos, view.sensed, view.identity) else {
             return;
         };
-        let ply = game.len() as u32 + 1;
         let target = match m {
             Move::Castle { king, rook } => Square::from_coords(
                 shakmaty::CastlingSide::from_queen_side(rook < king).king_to_file(),
