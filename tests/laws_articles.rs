@@ -527,3 +527,35 @@ fn article_4_6_released_piece_taken_back_home_2014() {
         Some("f3"),
     );
 }
+
+#[test]
+fn article_4_3b_previous_player_centring_their_piece_is_no_touch() {
+    // 1. e4 d5 2. exd5: White centres the pawn on d5 right after, then Black plays Nf6
+    // (it could have taken d5 with the queen).
+    let hand = Hand::from_fen(AFTER_E4_D5)
+        .lift("d5")
+        .wait(300.0)
+        .lift("e4")
+        .wait(300.0)
+        .place("d5", 'P')
+        .wait(400.0)
+        .lift("d5")
+        .wait(300.0)
+        .place("d5", 'P')
+        .wait(1500.0)
+        .play("g8", "f6", 'n');
+    let run = run_2023(&hand);
+    none(&run);
+    assert_eq!(run.game(), ["e4d5", "g8f6"]);
+    // Black lifting the pawn later, in their own time, is a touch.
+    let hand = Hand::from_fen(AFTER_E4_D5)
+        .lift("d5")
+        .wait(300.0)
+        .lift("e4")
+        .wait(300.0)
+        .place("d5", 'P')
+        .wait(2000.0)
+        .touch("d5", 'P')
+        .play("g8", "f6", 'n');
+    one(&run_2023(&hand), 2, "4.3b", Some("d5"));
+}

@@ -24,6 +24,7 @@ use shakmaty::{
 
 use super::edition::Rule;
 use super::reading::{Reading, Touch, read};
+use crate::time::Time;
 use crate::tracker::game::SquareEvent;
 
 /// What the player had to do instead (shown in `enforce` mode).
@@ -78,26 +79,51 @@ pub struct Margins {
     pub release: Duration,
 }
 
-/// Applies the rules to one ply: `mv`, played from `before`, whose sensor log is `log`.
-/// `promotion_rule`: whether the edition has 4.4d. `identity`: whether the board reports
-/// which piece stands on a square.
+/// How long after the previous move's last change a lift of the piece it moved, put back on
+/// its square, may be the previous player centring it rather than a touch by the player to
+/// move: such a lift is not taken as a touch of an opponent's piece (4.3b, 4.3c).
+pub const ADJUST_WINDOW: Duration = Duration::from_millis(1000);
+
+/// What the judge applies, besides the ply.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Rules {
+    /// The timing margins.
+    pub margins: Margins,
+    /// Whether the edition has 4.4d (the promoted piece is fixed).
+    pub promotion_rule: bool,
+    /// Whether the board reports which piece stands on a square.
+    pub identity: bool,
+}
+
+/// The move before the ply judged: the squares it put pieces on and the time of its last
+/// change.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Previous {
+    /// Where the previous move put its pieces.
+    pub squares: Bitboard,
+    /// When its last change was reported.
+    pub end: Time,
+}
+
+/// Applies the rules to one ply: `mv`, played from `before`, whose sensor log is `log`,
+/// after the move `previous`.
 pub fn judge(
+    rules: &Rules,
     before: &Chess,
     mv: Move,
     log: &[SquareEvent],
-    margins: Margins,
-    promotion_rule: bool,
-    identity: bool,
+    previous: Option<Previous>,
 ) -> Vec<Finding> {
     let mover = before.turn();
-    let reading = read(before.board(), mover, log, identity);
+    let reading = read(before.board(), mover, log, rules.identity);
     let ctx = Ctx {
         pos: before,
         legal: before.legal_moves(),
         mover,
         mv,
-        margins,
+        margins: rules.margins,
         reading: &reading,
+        previous,
     };
     let mut out = Vec::new();
     let castling = ctx.castling(&mut out);
@@ -107,7 +133,7 @@ pub fn judge(
             out.push(f);
         }
     }
-    if promotion_rule && identity {
+    if rules.promotion_rule && rules.identity {
         out.extend(ctx.promotion());
     }
     out.extend(ctx.released());
@@ -121,6 +147,7 @@ struct Ctx<'a> {
     mv: Move,
     margins: Margins,
     reading: &'a Reading,
+    previous: Option<Previous>,
 }
 
 /// The square whose piece a move captures.
@@ -205,6 +232,14 @@ impl Ctx<'_> {
             .any(|m| m.from() == Some(x) && capture_square(m) == Some(y))
     }
 
+    /// Whether `t` may be the previous player centring the piece they just moved.
+    fn maybe_centring(&self, t: &Touch) -> bool {
+        !self.own(t)
+            && self
+                .previous
+                .is_some_and(|p| p.squares.contains(t.square) && t.t < p.end + ADJUST_WINDOW)
+    }
+
     fn own(&self, t: &Touch) -> bool {
         t.piece.color == self.mover
     }
@@ -255,6 +290,7 @@ impl Ctx<'_> {
         let pre: Vec<Touch> = touches
             .iter()
             .filter(|t| !parts.contains(t.square) && t.t + self.margins.order <= began)
+            .filter(|t| !self.maybe_centring(t))
             .copied()
             .collect();
         if pre.is_empty() {

@@ -33,7 +33,7 @@ use std::time::Duration;
 use shakmaty::{Bitboard, Board, Chess, Color, Move, Piece, Position, Square};
 
 pub use edition::{Edition, Rule, UnknownEdition};
-pub use judge::{Due, Finding, Margins};
+pub use judge::{Due, Finding, Margins, Previous, Rules};
 
 use crate::event::{GameEvent, TimedEvent};
 use crate::time::Time;
@@ -128,9 +128,7 @@ pub struct View<'a> {
 #[derive(Debug, Clone, Copy)]
 struct Gatekeeper {
     enforce: bool,
-    margins: Margins,
-    promotion: bool,
-    identity: bool,
+    rules: Rules,
 }
 
 impl MoveGate for Gatekeeper {
@@ -138,20 +136,13 @@ impl MoveGate for Gatekeeper {
         if !self.enforce {
             return true;
         }
-        let events = ply_events(game, game.len(), log, self.margins.order);
-        let found = judge::judge(
-            game.position(),
-            m,
-            &events,
-            self.margins,
-            self.promotion,
-            self.identity,
-        );
+        let (events, previous) = ply_input(game, game.len(), log, self.rules.margins.order);
+        let found = judge::judge(&self.rules, game.position(), m, &events, previous);
         !found.iter().any(|f| f.rule.enforced())
     }
 
     fn illegal_under_way(&self, pos: &Chess, sensed: &Board, squares: Bitboard) -> bool {
-        illegal::illegal_under_way(pos, sensed, squares, self.identity)
+        illegal::illegal_under_way(pos, sensed, squares, self.rules.identity)
     }
 }
 
@@ -222,9 +213,7 @@ impl Arbiter {
     pub fn gate(&self, identity: bool) -> Box<dyn MoveGate> {
         Box::new(Gatekeeper {
             enforce: self.cfg.touch_move == TouchMove::Enforce,
-            margins: self.cfg.margins(),
-            promotion: self.cfg.edition.article(Rule::PromotedPieceFixed).is_some(),
-            identity,
+            rules: self.rules(identity),
         })
     }
 
@@ -321,7 +310,7 @@ impl Arbiter {
             // Replaced within the same step; the later `move` event judges the new one.
             return;
         }
-        let events = ply_events(game, index, &p.log, self.cfg.order_margin);
+        let (events, previous) = ply_input(game, index, &p.log, self.cfg.order_margin);
         if let Some(origin) = p.mv.from() {
             self.last_move = before.board().piece_at(origin).map(|piece| LastMove {
                 ply,
@@ -335,7 +324,8 @@ impl Arbiter {
                 mover: before.turn(),
             });
         }
-        let findings = self.findings(before, p.mv, &events, view.identity);
+        let rules = self.rules(view.identity);
+        let findings = judge::judge(&rules, before, p.mv, &events, previous);
         let withheld = self.withheld;
         let claimant = !before.turn();
         let lapsed = game.len() as u32 > ply
@@ -375,9 +365,12 @@ impl Arbiter {
         self.publish(now, last.ply, &f, !last.mover, false);
     }
 
-    fn findings(&self, before: &Chess, m: Move, log: &[SquareEvent], id: bool) -> Vec<Finding> {
-        let promotion = self.cfg.edition.article(Rule::PromotedPieceFixed).is_some();
-        judge::judge(before, m, log, self.cfg.margins(), promotion, id)
+    fn rules(&self, identity: bool) -> Rules {
+        Rules {
+            margins: self.cfg.margins(),
+            promotion_rule: self.cfg.edition.article(Rule::PromotedPieceFixed).is_some(),
+            identity,
+        }
     }
 
     fn judge_held(&mut self, now: Time, game: &Game, m: Move, view: &View) {
@@ -388,8 +381,8 @@ impl Arbiter {
         self.held_seen = Some((ply, m));
         self.withheld |= destinations(m);
         let before = game.position();
-        let events = ply_events(game, game.len(), view.pending, self.cfg.order_margin);
-        let findings = self.findings(before, m, &events, view.identity);
+        let (events, previous) = ply_input(game, game.len(), view.pending, self.cfg.order_margin);
+        let findings = judge::judge(&self.rules(view.identity), before, m, &events, previous);
         for f in findings.iter().filter(|f| f.rule.enforced()) {
             self.publish(now, ply, f, !before.turn(), false);
             self.events.push_back(TimedEvent {
@@ -544,24 +537,26 @@ fn destinations(m: Move) -> Bitboard {
 }
 
 /// The events of the ply played from position `index` of `game` whose own log is `log`,
-/// with the lifts carried over from the ply before ([`reading::carried`]).
-fn ply_events(
+/// with the lifts carried over from the ply before ([`reading::carried`]), and that ply.
+fn ply_input(
     game: &Game,
     index: usize,
     log: &[SquareEvent],
     margin: Duration,
-) -> Vec<SquareEvent> {
-    let mut out = match (
-        index.checked_sub(1).and_then(|i| game.plies().get(i)),
-        game.position_at(index),
-    ) {
+) -> (Vec<SquareEvent>, Option<Previous>) {
+    let prev = index.checked_sub(1).and_then(|i| game.plies().get(i));
+    let mut out = match (prev, game.position_at(index)) {
         (Some(prev), Some(before)) => {
             reading::carried(&prev.log, before.board(), before.turn(), margin)
         }
         _ => Vec::new(),
     };
     out.extend_from_slice(log);
-    out
+    let previous = prev.map(|p| Previous {
+        squares: destinations(p.mv),
+        end: p.log.last().map_or(p.confirmed_at, |e| e.t),
+    });
+    (out, previous)
 }
 
 /// The colour of the side to move in `pos`, if the lifts since the last confirmed ply show
