@@ -22,16 +22,18 @@
 //!   [`Arbiter::poll_timeout`].
 //! - Getters: [`Arbiter::config`]; [`Arbiter::gate`] makes the tracker's gate for `enforce`.
 
+mod config;
 pub mod edition;
 pub mod illegal;
+mod input;
 pub mod judge;
 pub mod reading;
 
 use std::collections::{HashSet, VecDeque};
-use std::time::Duration;
 
 use shakmaty::{Bitboard, Board, Chess, Color, Move, Piece, Position, Square};
 
+pub use config::{LawsConfig, TouchMove, View};
 pub use edition::{Edition, Rule, UnknownEdition};
 pub use judge::{Due, Finding, Margins, Previous, Rules};
 
@@ -39,112 +41,7 @@ use crate::event::{GameEvent, TimedEvent};
 use crate::time::Time;
 use crate::tracker::game::{Game, SquareEvent};
 use crate::tracker::gate::MoveGate;
-
-/// What the arbiter does with touch-move breaches (`--touch-move`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
-pub enum TouchMove {
-    /// Publish the move and the violation (the default).
-    #[default]
-    Report,
-    /// Training: a move breaking 4.3/4.4 is not confirmed; a `due` event says what to do
-    /// until the board is put right and the due piece moves.
-    Enforce,
-    /// Report nothing of Article 4. A completed illegal move (7.5) is still named: it is not a
-    /// touch-move rule, and it explains why the game does not go on.
-    Off,
-}
-
-impl TouchMove {
-    /// The name used on the command line.
-    pub fn name(self) -> &'static str {
-        match self {
-            TouchMove::Report => "report",
-            TouchMove::Enforce => "enforce",
-            TouchMove::Off => "off",
-        }
-    }
-}
-
-/// How the arbiter judges.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct LawsConfig {
-    /// The edition whose articles are applied and cited.
-    pub edition: Edition,
-    /// What to do with touch-move breaches.
-    pub touch_move: TouchMove,
-    /// Two lifts reported closer together than this have no proven order (a DGT board scans
-    /// its squares in 200–250 ms and reports the changes of one scan in its own order). When
-    /// the order decides, the own piece counts as first (4.3c) or the king and rook as
-    /// touched together (4.4a, 4.4c).
-    pub order_margin: Duration,
-    /// A piece that rests this long on a square counts as released there (4.7); twice as
-    /// long when it then goes on along the same line the same way (a slide that paused).
-    /// Shorter rests are a slide's transit or a hand that has not let go. The longest
-    /// transit rest in the generated sample traces is 0.23 s.
-    pub release: Duration,
-    /// How long the board must stay still showing a completed illegal move before it is
-    /// named (7.5).
-    pub still: Duration,
-}
-
-impl Default for LawsConfig {
-    fn default() -> Self {
-        LawsConfig {
-            edition: Edition::default(),
-            touch_move: TouchMove::default(),
-            order_margin: Duration::from_millis(250),
-            release: Duration::from_millis(400),
-            still: Duration::from_millis(250),
-        }
-    }
-}
-
-impl LawsConfig {
-    /// The margins the judge uses.
-    pub fn margins(&self) -> Margins {
-        Margins {
-            order: self.order_margin,
-            release: self.release,
-        }
-    }
-}
-
-/// What the arbiter looks at: the tracker's record of the game and the board.
-#[derive(Debug, Clone, Copy)]
-pub struct View<'a> {
-    /// The game, once one has started.
-    pub game: Option<&'a Game>,
-    /// The lifts and placements since the last confirmed ply.
-    pub pending: &'a [SquareEvent],
-    /// The sensed board.
-    pub sensed: &'a Board,
-    /// The complete move the tracker's gate holds back, if any.
-    pub held: Option<Move>,
-    /// Whether the board reports which piece stands on a square.
-    pub identity: bool,
-}
-
-/// The arbiter's side of the tracker's gate.
-#[derive(Debug, Clone, Copy)]
-struct Gatekeeper {
-    enforce: bool,
-    rules: Rules,
-}
-
-impl MoveGate for Gatekeeper {
-    fn allow(&self, game: &Game, m: Move, log: &[SquareEvent]) -> bool {
-        if !self.enforce {
-            return true;
-        }
-        let (events, previous) = ply_input(game, game.len(), log, self.rules.margins.order);
-        let found = judge::judge(&self.rules, game.position(), m, &events, previous);
-        !found.iter().any(|f| f.rule.enforced())
-    }
-
-    fn illegal_under_way(&self, pos: &Chess, sensed: &Board, squares: Bitboard) -> bool {
-        illegal::illegal_under_way(pos, sensed, squares, self.rules.identity)
-    }
-}
+use input::{Gatekeeper, destinations, ply_input};
 
 #[derive(Debug, Clone, Copy)]
 struct OpenClaim {
@@ -522,41 +419,6 @@ impl Arbiter {
             },
         });
     }
-}
-
-/// The squares a move puts its pieces on.
-fn destinations(m: Move) -> Bitboard {
-    match m {
-        Move::Castle { king, rook } => {
-            let side = shakmaty::CastlingSide::from_queen_side(rook < king);
-            Bitboard::from(Square::from_coords(side.king_to_file(), king.rank()))
-                | Bitboard::from(Square::from_coords(side.rook_to_file(), rook.rank()))
-        }
-        _ => Bitboard::from(m.to()),
-    }
-}
-
-/// The events of the ply played from position `index` of `game` whose own log is `log`,
-/// with the lifts carried over from the ply before ([`reading::carried`]), and that ply.
-fn ply_input(
-    game: &Game,
-    index: usize,
-    log: &[SquareEvent],
-    margin: Duration,
-) -> (Vec<SquareEvent>, Option<Previous>) {
-    let prev = index.checked_sub(1).and_then(|i| game.plies().get(i));
-    let mut out = match (prev, game.position_at(index)) {
-        (Some(prev), Some(before)) => {
-            reading::carried(&prev.log, before.board(), before.turn(), margin)
-        }
-        _ => Vec::new(),
-    };
-    out.extend_from_slice(log);
-    let previous = prev.map(|p| Previous {
-        squares: destinations(p.mv),
-        end: p.log.last().map_or(p.confirmed_at, |e| e.t),
-    });
-    (out, previous)
 }
 
 /// The colour of the side to move in `pos`, if the lifts since the last confirmed ply show
