@@ -200,6 +200,50 @@ mod tests {
     }
 
     #[test]
+    fn arbiter_events_match_the_contract() {
+        let v = TimedEvent {
+            t: Time::from_ms_f64(2300.0),
+            event: GameEvent::Violation {
+                ply: 1,
+                article: "4.3a".into(),
+                laws: "fide-2023".into(),
+                detail: "d".into(),
+                claimable: true,
+                square: Some("g1".into()),
+            },
+        };
+        assert_eq!(
+            v.to_json_line(),
+            r#"{"t_ms":2300.0,"event":"violation","ply":1,"article":"4.3a","laws":"fide-2023","detail":"d","claimable":true,"square":"g1"}"#
+        );
+        let l = TimedEvent {
+            t: Time::from_ms_f64(3300.0),
+            event: GameEvent::ClaimLapsed {
+                ply: 1,
+                article: "4.3a".into(),
+                detail: "d".into(),
+            },
+        };
+        assert_eq!(
+            l.to_json_line(),
+            r#"{"t_ms":3300.0,"event":"claim_lapsed","ply":1,"article":"4.3a","detail":"d"}"#
+        );
+        let d = TimedEvent {
+            t: Time::from_ms_f64(2300.0),
+            event: GameEvent::Due {
+                ply: 1,
+                article: "7.5".into(),
+                square: None,
+                detail: "d".into(),
+            },
+        };
+        assert_eq!(
+            d.to_json_line(),
+            r#"{"t_ms":2300.0,"event":"due","ply":1,"article":"7.5","detail":"d"}"#
+        );
+    }
+
+    #[test]
     fn clock_event_writes_null_when_stopped() {
         let e = TimedEvent {
             t: Time::from_ms_f64(1766.7),

@@ -122,3 +122,15 @@ fn replay_takes_the_edition_from_the_trace_header() {
 fn replay_touch_move_off_reports_nothing() {
     assert!(violations(&["--touch-move", "off"], "").is_empty());
 }
+
+#[test]
+fn replay_rejects_an_unknown_edition_in_the_header() {
+    let f = trace("# laws: fide-1999\n");
+    let out = Command::new(env!("CARGO_BIN_EXE_eboardd"))
+        .arg("replay")
+        .arg(f.path())
+        .output()
+        .expect("run eboardd");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("fide-1999"));
+}
