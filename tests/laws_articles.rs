@@ -559,3 +559,18 @@ fn article_4_3b_previous_player_centring_their_piece_is_no_touch() {
         .play("g8", "f6", 'n');
     one(&run_2023(&hand), 2, "4.3b", Some("d5"));
 }
+
+#[test]
+fn article_4_7_agreed_takeback_of_two_plies_is_no_breach() {
+    // 1. e4 e5 2. Nf3, then both moves taken back one after the other, and 1... d5.
+    let hand = Hand::start()
+        .play("e2", "e4", 'P')
+        .play("e7", "e5", 'p')
+        .play("g1", "f3", 'N')
+        .play("f3", "g1", 'N')
+        .play("e5", "e7", 'p')
+        .play("d7", "d5", 'p');
+    let run = run_2023(&hand);
+    none(&run);
+    assert_eq!(run.game(), ["e2e4", "d7d5"], "{}", run.lines());
+}

@@ -30,6 +30,7 @@ pub mod judge;
 pub mod reading;
 
 use std::collections::{HashSet, VecDeque};
+use std::time::Duration;
 
 use shakmaty::{Bitboard, Board, Chess, Color, Move, Piece, Position, Square};
 
@@ -67,6 +68,10 @@ pub struct Arbiter {
     /// The last confirmed move, until the opponent touches a piece (a one-ply takeback
     /// before that is the mover changing their mind: 4.7).
     last_move: Option<LastMove>,
+    /// The last move taken back by its player, with how long its piece had rested: a 4.7
+    /// breach once the same ply is played again (a further takeback means the players are
+    /// taking moves back, and cancels it).
+    taken_back: Option<(LastMove, Duration)>,
     /// The last still board looked at for a completed illegal move, with its ply.
     still_seen: Option<(u32, Board)>,
 }
@@ -95,6 +100,7 @@ impl Arbiter {
             held_seen: None,
             withheld: Bitboard::EMPTY,
             last_move: None,
+            taken_back: None,
             still_seen: None,
         }
     }
@@ -124,22 +130,28 @@ impl Arbiter {
                 self.reported.clear();
                 self.claims.clear();
                 self.last_move = None;
+                self.taken_back = None;
                 self.new_ply();
             }
             GameEvent::Takeback { ply } => {
                 self.reported.retain(|k| k.0 <= *ply);
                 self.claims.retain(|c| c.ply <= *ply);
                 self.new_ply();
-                if let Some(last) = self.last_move.take()
-                    && last.ply == ply + 1
-                {
-                    self.taken_back(now, last);
-                }
+                self.taken_back = self
+                    .last_move
+                    .take()
+                    .filter(|last| last.ply == ply + 1)
+                    .map(|last| (last, now.saturating_since(last.placed)))
+                    .filter(|(_, rested)| *rested >= self.cfg.release);
             }
             GameEvent::Move { ply, uci, .. } => {
                 let ply = *ply;
                 self.lapse(now, |c| c.ply < ply, "the claimant has moved");
+                let taken_back = self.taken_back.take();
                 self.judge_confirmed(now, ply, uci, view);
+                if let Some((last, rested)) = taken_back.filter(|(l, _)| l.ply == ply) {
+                    self.report_taken_back(now, last, rested);
+                }
                 self.new_ply();
             }
             _ => {}
@@ -238,11 +250,11 @@ impl Arbiter {
         }
     }
 
-    /// The last move was taken back by its player before the opponent touched anything: if
-    /// its piece had rested long enough to count as released, that is 4.7.
-    fn taken_back(&mut self, now: Time, last: LastMove) {
-        let rested = now.saturating_since(last.placed);
-        if self.cfg.touch_move == TouchMove::Off || rested < self.cfg.release {
+    /// The last move was taken back by its player before the opponent touched anything,
+    /// after its piece had rested long enough to count as released, and the ply was then
+    /// played again: 4.7.
+    fn report_taken_back(&mut self, now: Time, last: LastMove, rested: Duration) {
+        if self.cfg.touch_move == TouchMove::Off {
             return;
         }
         let f = Finding {
