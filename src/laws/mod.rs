@@ -20,7 +20,8 @@
 //!   [`Arbiter::handle_view`] (after every input, and at [`Arbiter::poll_timeout`]).
 //! - Polls: [`Arbiter::poll_event`] (`violation`, `claim_lapsed`, `due`),
 //!   [`Arbiter::poll_timeout`].
-//! - Getters: [`Arbiter::config`]; [`Arbiter::gate`] makes the tracker's gate for `enforce`.
+//! - Getters: [`Arbiter::config`]; [`Arbiter::gate`] makes the tracker's gate (illegal moves
+//!   in every mode, held-back moves in `enforce`).
 
 mod config;
 pub mod edition;
