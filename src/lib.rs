@@ -9,6 +9,8 @@
 
 pub mod bench;
 pub mod cli;
+pub mod daemon;
+pub mod dbus;
 pub mod device;
 
 pub mod event;
@@ -17,6 +19,7 @@ pub mod laws;
 pub mod pipeline;
 pub mod protocol;
 pub mod sensing;
+pub mod sim;
 pub mod time;
 pub mod trace;
 pub mod tracker;

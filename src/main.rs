@@ -1,18 +1,34 @@
-//! The `eboardd` binary: parses the command line and runs the chosen job.
+//! The binary `eboardd`: parses the command line and runs the chosen job.
 
 use clap::Parser;
+use tracing_subscriber::EnvFilter;
+use tracing_subscriber::layer::SubscriberExt;
+use tracing_subscriber::util::SubscriberInitExt;
 
-use eboardd::cli::{Cli, CliError, run};
+use eboardd::cli::{Cli, CliError, Command, run};
+
+/// Logs to the journal when systemd runs us (`JOURNAL_STREAM` is set and the journal
+/// answers), else to standard error. `EBOARDD_LOG` filters; the daemon logs at `info` by
+/// default (boards connecting and going away), the other commands at `warn`.
+fn init_logging(command: &Command) {
+    let default = match command {
+        Command::Run(_) => "info",
+        _ => "warn",
+    };
+    let filter = EnvFilter::try_from_env("EBOARDD_LOG").unwrap_or_else(|_| EnvFilter::new(default));
+    let registry = tracing_subscriber::registry().with(filter);
+    let journald = std::env::var_os("JOURNAL_STREAM").and_then(|_| tracing_journald::layer().ok());
+    match journald {
+        Some(layer) => registry.with(layer).init(),
+        None => registry
+            .with(tracing_subscriber::fmt::layer().with_writer(std::io::stderr))
+            .init(),
+    }
+}
 
 fn main() {
-    tracing_subscriber::fmt()
-        .with_writer(std::io::stderr)
-        .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_env("EBOARDD_LOG")
-                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn")),
-        )
-        .init();
     let cli = Cli::parse();
+    init_logging(&cli.command);
     if let Err(err) = run(cli) {
         let status = err
             .downcast_ref::<CliError>()

@@ -2,9 +2,10 @@
 //!
 //! [`BoardCore`] strings the layers together for one board — the protocol decoder and the
 //! sensed board ([`crate::sensing`]), then the move tracker, then the arbiter
-//! ([`crate::laws`]) — and turns what they decide into [`TimedEvent`]s. Replay, the daemon, the UCI bridge, the emulator-driven demo and
-//! the benchmarks all drive this same type, so they all take the same path. Like the layers
-//! it joins, it owns no port, no clock and no task: callers hand it `now`.
+//! ([`crate::laws`]) — and turns what they decide into [`TimedEvent`]s. Replay, the
+//! daemon, the UCI bridge, the emulator-driven demo and the benchmarks all drive this same
+//! type, so they all take the same path. Like the layers it joins, it owns no port, no
+//! clock and no task: callers hand it `now`.
 //!
 //! - handlers: [`BoardCore::handle_input`], [`BoardCore::handle_timeout`]
 //! - polls: [`BoardCore::poll_event`], [`BoardCore::poll_sensed`], [`BoardCore::poll_timeout`]
@@ -95,8 +96,16 @@ impl BoardCore {
                 StillBoardMatcher::new(wait, config.start_fen.clone()),
             )),
         };
+        let mut sensing = config.sensing.clone();
+        if sensing.expected.is_none() {
+            sensing.expected = config
+                .start_fen
+                .as_deref()
+                .and_then(|f| f.parse::<shakmaty::fen::Fen>().ok())
+                .map(|f| f.into_setup().board);
+        }
         BoardCore {
-            sensing: Sensing::new(protocol, config.sensing),
+            sensing: Sensing::new(protocol, sensing),
             reconstructor,
             keep_sensed: config.keep_sensed,
             sensed: VecDeque::new(),
@@ -194,6 +203,27 @@ impl BoardCore {
                 }
             }
         }
+    }
+
+    /// Starts a new game from `fen` now, whatever the board shows (a user's command).
+    pub fn new_game(&mut self, now: Time, fen: &str) -> Result<(), String> {
+        match &mut self.reconstructor {
+            Reconstructor::Tracker(t) => t.command_new_game(now, fen).map_err(|e| e.to_string())?,
+            _ => return Err("this board's moves are not tracked".to_string()),
+        }
+        self.collect(now);
+        Ok(())
+    }
+
+    /// Takes over a game already played and published (after a restart): its start FEN
+    /// and its moves in UCI notation.
+    pub fn resume(&mut self, now: Time, fen: &str, moves: &[String]) -> Result<(), String> {
+        match &mut self.reconstructor {
+            Reconstructor::Tracker(t) => t.resume(now, fen, moves).map_err(|e| e.to_string())?,
+            _ => return Err("this board's moves are not tracked".to_string()),
+        }
+        self.collect(now);
+        Ok(())
     }
 
     /// The next game event decided.

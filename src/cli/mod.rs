@@ -5,9 +5,14 @@
 //! and picks the exit status.
 
 mod bench;
+mod demo;
 mod record;
 
+mod list;
 mod replay;
+mod run;
+mod sim;
+mod watch;
 
 use std::path::PathBuf;
 
@@ -29,12 +34,22 @@ pub struct Cli {
 /// The subcommands.
 #[derive(Debug, Subcommand)]
 pub enum Command {
+    /// Play a real game on an emulated board through the serial path, showing each event.
+    Demo(demo::DemoArgs),
     /// Replay a recorded trace and print what eboardd decides, as JSON lines.
     Replay(replay::ReplayArgs),
+    /// Run the daemon: boards on their ports, games journalled, the D-Bus service.
+    Run(run::RunArgs),
+    /// Follow the running daemon's boards over D-Bus.
+    Watch(watch::WatchArgs),
+    /// Probe the serial ports and say which have boards on them.
+    List(list::ListArgs),
     /// Record a board's traffic to a trace file while printing what it decodes.
     Record(record::RecordArgs),
     /// Record a board's traffic to a trace file while printing what it decodes.
 
+    /// Play a game with the simulated hand on an emulated board and write the trace.
+    Sim(sim::SimArgs),
     /// Measure throughput and print the figures.
     Bench(bench::BenchArgs),
 }
@@ -159,10 +174,15 @@ impl CliError {
 /// Runs the command line.
 pub fn run(cli: Cli) -> anyhow::Result<()> {
     match cli.command {
+        Command::Demo(args) => demo::run(args),
         Command::Replay(args) => replay::run(args),
         Command::Record(args) => record::run(args),
+        Command::Run(args) => run::run(args),
+        Command::Watch(args) => watch::run(args),
+        Command::List(args) => list::run(args),
 
         Command::Bench(args) => bench::run(args),
+        Command::Sim(args) => sim::run(args),
     }
 }
 

@@ -118,12 +118,14 @@ impl GameRecord {
         };
         for (i, m) in self.moves.iter().enumerate() {
             let white_to_move = (i % 2 == 0) != black_first;
+            // A move number stays on the line of its move.
             if white_to_move {
-                push(&format!("{number}."), &mut out, &mut line);
+                push(&format!("{number}. {}", m.san), &mut out, &mut line);
             } else if i == 0 {
-                push(&format!("{number}..."), &mut out, &mut line);
+                push(&format!("{number}... {}", m.san), &mut out, &mut line);
+            } else {
+                push(&m.san, &mut out, &mut line);
             }
-            push(&m.san, &mut out, &mut line);
             if !white_to_move {
                 number += 1;
             }

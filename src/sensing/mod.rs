@@ -33,11 +33,14 @@ pub struct SquareChange {
 }
 
 /// How a board is read.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct SensingConfig {
     /// Which way round the board stands, when the user fixed it; `None` works it out from
     /// the start position.
     pub orientation: Option<Orientation>,
+    /// A set-up position the game starts from: like a start position, it tells which way
+    /// round the board stands when the board shows it.
+    pub expected: Option<Board>,
 }
 
 /// What the sensed board hands back, each with the time of the read that carried it.
@@ -144,6 +147,7 @@ pub struct Sensing {
     frame: Frame,
     orientation: Orientation,
     orientation_fixed: bool,
+    expected: Option<Board>,
     reported: bool,
     clock: clock::ClockState,
     out: VecDeque<Sensed>,
@@ -162,6 +166,7 @@ impl Sensing {
             frame: Frame::new(protocol),
             orientation: config.orientation.unwrap_or_default(),
             orientation_fixed: config.orientation.is_some(),
+            expected: config.expected,
             reported: false,
             clock: clock::ClockState::default(),
             out: VecDeque::new(),
@@ -288,10 +293,15 @@ impl Sensing {
         if !self.frame.set(index, piece) || !self.reported {
             return;
         }
-        if !self.orientation_fixed && self.frame.count() == 32 {
+        let could_be_start = self.frame.count() == 32
+            || self
+                .expected
+                .as_ref()
+                .is_some_and(|b| b.occupied().count() == self.frame.count());
+        if !self.orientation_fixed && could_be_start {
             let turned = self.orientation.flipped();
-            if start_kind(&self.frame.to_board(self.orientation)).is_none()
-                && start_kind(&self.frame.to_board(turned)).is_some()
+            if !self.is_start(&self.frame.to_board(self.orientation))
+                && self.is_start(&self.frame.to_board(turned))
             {
                 self.orientation = turned;
                 self.push_board(now, false);
@@ -310,7 +320,13 @@ impl Sensing {
     fn detect_orientation(&self) -> Option<Orientation> {
         [Orientation::Normal, Orientation::Rotated]
             .into_iter()
-            .find(|&o| start_kind(&self.frame.to_board(o)).is_some())
+            .find(|&o| self.is_start(&self.frame.to_board(o)))
+    }
+
+    /// Whether `board` is a position a game starts from: a start position, or the set-up
+    /// position the game is expected to start from.
+    fn is_start(&self, board: &Board) -> bool {
+        start_kind(board).is_some() || self.expected.as_ref() == Some(board)
     }
 
     fn push_board(&mut self, now: Time, first: bool) {
@@ -373,5 +389,75 @@ fn describe_millennium(reply: &millennium::Reply) -> String {
             format!("status {}", String::from_utf8_lossy(&chars[..]))
         }
         other => format!("{other:?}"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use shakmaty::fen::Fen;
+
+    fn dgt_dump(board: &Board, turned: bool) -> Vec<u8> {
+        let mut codes = [0u8; 64];
+        for (square, piece) in board.iter() {
+            let field = dgt::square_field(square);
+            let field = if turned { 63 - field } else { field };
+            codes[usize::from(field)] = dgt::piece_code(piece);
+        }
+        dgt::BoardMessage::BoardDump(Box::new(codes))
+            .to_bytes()
+            .expect("a dump encodes")
+    }
+
+    fn first_board(sensing: &mut Sensing) -> (Board, Orientation) {
+        while let Some(item) = sensing.poll() {
+            if let Sensed::Board {
+                board, orientation, ..
+            } = item
+            {
+                return (board, orientation);
+            }
+        }
+        panic!("no board reported");
+    }
+
+    #[test]
+    fn turned_board_is_recognised_from_the_start_position() {
+        let mut s = Sensing::new(Protocol::Dgt, SensingConfig::default());
+        s.handle_input(Time::ZERO, &dgt_dump(&Board::new(), true));
+        assert_eq!(first_board(&mut s), (Board::new(), Orientation::Rotated));
+    }
+
+    #[test]
+    fn turned_board_is_recognised_from_the_expected_set_up_position() {
+        let setup = "r3k2r/1P4P1/8/8/8/8/1p4p1/R3K2R w - - 0 1"
+            .parse::<Fen>()
+            .expect("fen")
+            .into_setup()
+            .board;
+        let mut s = Sensing::new(
+            Protocol::Dgt,
+            SensingConfig {
+                expected: Some(setup.clone()),
+                ..SensingConfig::default()
+            },
+        );
+        s.handle_input(Time::ZERO, &dgt_dump(&setup, true));
+        assert_eq!(first_board(&mut s), (setup, Orientation::Rotated));
+    }
+
+    #[test]
+    fn fixed_orientation_is_kept_whatever_the_board_shows() {
+        let mut s = Sensing::new(
+            Protocol::Dgt,
+            SensingConfig {
+                orientation: Some(Orientation::Normal),
+                ..SensingConfig::default()
+            },
+        );
+        s.handle_input(Time::ZERO, &dgt_dump(&Board::new(), true));
+        let (board, orientation) = first_board(&mut s);
+        assert_eq!(orientation, Orientation::Normal);
+        assert_ne!(board, Board::new());
     }
 }

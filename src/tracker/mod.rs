@@ -33,6 +33,7 @@
 //!   UCI and the arbiter), [`Tracker::pending_log`], [`Tracker::chess960`],
 //!   [`Tracker::ghosts`], [`Tracker::config`].
 
+mod command;
 pub mod explain;
 pub mod game;
 pub mod gate;

@@ -190,6 +190,7 @@ pub fn run(hand: &Hand, laws: LawsConfig) -> Run {
     let config = CoreConfig {
         sensing: SensingConfig {
             orientation: Some(Orientation::Normal),
+            ..SensingConfig::default()
         },
         start_fen: Some(hand.fen.clone()),
         laws,

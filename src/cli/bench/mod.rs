@@ -1,7 +1,19 @@
-//! `eboardd bench`: throughput figures, measured on one core and printed.
+//! `eboardd bench`: figures measured on one core and printed.
 //!
-//! The streams are made here, in memory, from message layouts of the protocols (see
-//! `protocols/`), so the figures measure the decoders and nothing else.
+//! - `codec`: decoder throughput. The streams are made here, in memory, from message
+//!   layouts of the protocols (see `protocols/`), so the figures measure the decoders and
+//!   nothing else.
+//! - `traces`: accuracy and latency on recorded traces with their truth.
+//! - `accuracy`: real games played by the simulated hand on emulated boards, in virtual
+//!   time, through the codecs, the sensed board and the tracker; beside the fixed 250 ms
+//!   still-board matcher, on the same traces in the same run; and tracker throughput.
+//! - `laws`: the arbiter against the observations of traces' truth.
+
+mod accuracy;
+mod laws;
+mod traces;
+
+pub use accuracy::HandStyle;
 
 use std::hint::black_box;
 use std::time::Instant;
@@ -10,12 +22,7 @@ use clap::{Args, ValueEnum};
 
 use std::path::PathBuf;
 
-use crate::bench::accuracy::{Summary, Truth, score_trace};
-use crate::bench::laws::{LawsScore, score_laws};
-use crate::laws::{LawsConfig, TouchMove};
-use crate::pipeline::{CoreConfig, Reconstruction};
 use crate::protocol::{dgt, millennium};
-use crate::trace::read_trace_file;
 
 /// Arguments of `eboardd bench`.
 #[derive(Debug, Args)]
@@ -29,9 +36,9 @@ pub struct BenchArgs {
     /// Traces to score (`traces`, `laws`): files, or folders of `NAME.trace` with
     /// `NAME.json` beside.
     pub paths: Vec<PathBuf>,
-    /// With `laws`: print each missed observation and each false report.
-    #[arg(long)]
-    pub verbose: bool,
+    /// Options of `accuracy`.
+    #[command(flatten)]
+    pub accuracy: accuracy::AccuracyArgs,
 }
 
 /// What to measure.
@@ -42,6 +49,9 @@ pub enum BenchWhat {
     /// Accuracy and decision latency on traces with their truth, beside the fixed 250 ms
     /// still-board matcher.
     Traces,
+    /// Accuracy, decision latency and tracker throughput on real games played by the
+    /// simulated hand on emulated boards, beside the fixed 250 ms still-board matcher.
+    Accuracy,
     /// The arbiter (2023 Laws, `report` mode) against the truth's observations: expected,
     /// found and false reports per article.
     Laws,
@@ -51,114 +61,9 @@ pub enum BenchWhat {
 pub fn run(args: BenchArgs) -> anyhow::Result<()> {
     match args.what {
         BenchWhat::Codec => codec(args.megabytes.max(1)),
-        BenchWhat::Traces => traces(&args.paths)?,
-        BenchWhat::Laws => laws(&args.paths, args.verbose)?,
-    }
-    Ok(())
-}
-
-fn laws(paths: &[PathBuf], verbose: bool) -> anyhow::Result<()> {
-    let files = trace_files(paths)?;
-    let config = CoreConfig {
-        laws: LawsConfig {
-            touch_move: TouchMove::Report,
-            ..LawsConfig::default()
-        },
-        ..CoreConfig::default()
-    };
-    let mut total = LawsScore::default();
-    for file in &files {
-        let trace = read_trace_file(file)?;
-        let truth = read_truth(file)?;
-        let s = score_laws(&trace, &truth, config.clone());
-        if verbose {
-            for m in &s.missed {
-                println!("  {}: missed {m}", file.display());
-            }
-            for f in &s.false_lines {
-                println!("  {}: false {f}", file.display());
-            }
-        }
-        total.add(&s);
-    }
-    println!("{} traces, fide-2023, report:", files.len());
-    println!("{total}");
-    Ok(())
-}
-
-fn read_truth(trace: &std::path::Path) -> anyhow::Result<Truth> {
-    let truth_path = trace.with_extension("json");
-    serde_json::from_str(&std::fs::read_to_string(&truth_path)?)
-        .map_err(|e| anyhow::anyhow!("{}: {e}", truth_path.display()))
-}
-
-fn trace_files(paths: &[PathBuf]) -> anyhow::Result<Vec<PathBuf>> {
-    let mut files = Vec::new();
-    for p in paths {
-        if p.is_dir() {
-            let mut found: Vec<PathBuf> = std::fs::read_dir(p)?
-                .filter_map(|e| e.ok().map(|e| e.path()))
-                .filter(|f| f.extension().is_some_and(|x| x == "trace"))
-                .collect();
-            found.sort();
-            files.extend(found);
-        } else {
-            files.push(p.clone());
-        }
-    }
-    Ok(files)
-}
-
-fn traces(paths: &[PathBuf]) -> anyhow::Result<()> {
-    let mut files = Vec::new();
-    for p in paths {
-        if p.is_dir() {
-            let mut found: Vec<PathBuf> = std::fs::read_dir(p)?
-                .filter_map(|e| e.ok().map(|e| e.path()))
-                .filter(|f| f.extension().is_some_and(|x| x == "trace"))
-                .collect();
-            found.sort();
-            files.extend(found);
-        } else {
-            files.push(p.clone());
-        }
-    }
-    let contenders = [
-        ("eboardd", CoreConfig::default()),
-        (
-            "still-250ms",
-            CoreConfig {
-                reconstruction: Reconstruction::StillBoard {
-                    wait: std::time::Duration::from_millis(250),
-                },
-                ..CoreConfig::default()
-            },
-        ),
-    ];
-    let mut summaries = vec![Summary::default(); contenders.len()];
-    for file in &files {
-        let trace = read_trace_file(file)?;
-        let truth_path = file.with_extension("json");
-        let truth: Truth = serde_json::from_str(&std::fs::read_to_string(&truth_path)?)
-            .map_err(|e| anyhow::anyhow!("{}: {e}", truth_path.display()))?;
-        for ((name, config), summary) in contenders.iter().zip(summaries.iter_mut()) {
-            let s = score_trace(&trace, &truth, config.clone());
-            if !s.exact() {
-                println!(
-                    "  {name}: {} not exact: {}/{} correct, misread {}, missed {}",
-                    file.display(),
-                    s.correct,
-                    s.expected,
-                    s.misread,
-                    s.missed
-                );
-            }
-            summary.add(&s);
-        }
-    }
-    println!("{} traces:", files.len());
-    for ((name, _), summary) in contenders.iter().zip(&summaries) {
-        println!("  {name:<12} {summary}");
+        BenchWhat::Traces => traces::run(&args.paths)?,
+        BenchWhat::Accuracy => accuracy::run(&args.accuracy)?,
+        BenchWhat::Laws => laws::run(&args.paths, args.accuracy.verbose)?,
     }
     Ok(())
 }

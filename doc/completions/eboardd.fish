@@ -1,0 +1,123 @@
+# Print an optspec for argparse to handle cmd's options that are independent of any subcommand.
+function __fish_eboardd_global_optspecs
+    string join \n h/help V/version
+end
+
+function __fish_eboardd_needs_command
+    # Figure out if the current invocation already has a command.
+    set -l cmd (commandline -opc)
+    set -e cmd[1]
+    argparse -s (__fish_eboardd_global_optspecs) -- $cmd 2>/dev/null
+    or return
+    if set -q argv[1]
+        # Also print the command, so this can be used to figure out what it is.
+        echo $argv[1]
+        return 1
+    end
+    return 0
+end
+
+function __fish_eboardd_using_subcommand
+    set -l cmd (__fish_eboardd_needs_command)
+    test -z "$cmd"
+    and return 1
+    contains -- $cmd[1] $argv
+end
+
+complete -c eboardd -n "__fish_eboardd_needs_command" -s h -l help -d 'Print help'
+complete -c eboardd -n "__fish_eboardd_needs_command" -s V -l version -d 'Print version'
+complete -c eboardd -n "__fish_eboardd_needs_command" -f -a "demo" -d 'Play a real game on an emulated board through the serial path, showing each event'
+complete -c eboardd -n "__fish_eboardd_needs_command" -f -a "replay" -d 'Replay a recorded trace and print what eboardd decides, as JSON lines'
+complete -c eboardd -n "__fish_eboardd_needs_command" -f -a "run" -d 'Run the daemon: boards on their ports, games journalled, the D-Bus service'
+complete -c eboardd -n "__fish_eboardd_needs_command" -f -a "watch" -d 'Follow the running daemon\'s boards over D-Bus'
+complete -c eboardd -n "__fish_eboardd_needs_command" -f -a "list" -d 'Probe the serial ports and say which have boards on them'
+complete -c eboardd -n "__fish_eboardd_needs_command" -f -a "record" -d 'Record a board\'s traffic to a trace file while printing what it decodes'
+complete -c eboardd -n "__fish_eboardd_needs_command" -f -a "sim" -d 'Record a board\'s traffic to a trace file while printing what it decodes. Play a game with the simulated hand on an emulated board and write the trace'
+complete -c eboardd -n "__fish_eboardd_needs_command" -f -a "bench" -d 'Measure throughput and print the figures'
+complete -c eboardd -n "__fish_eboardd_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c eboardd -n "__fish_eboardd_using_subcommand demo" -l speed -d 'How many times faster than real time the hand plays' -r
+complete -c eboardd -n "__fish_eboardd_using_subcommand demo" -l protocol -d 'The board' -r -f -a "dgt\t'DGT e-boards'
+millennium\t'Millennium ChessLink boards'"
+complete -c eboardd -n "__fish_eboardd_using_subcommand demo" -l game -d 'A PGN file to play a game from (default: an embedded famous game)' -r -F
+complete -c eboardd -n "__fish_eboardd_using_subcommand demo" -l index -d 'Which game of the PGN file (or of the embedded ones), from 1' -r
+complete -c eboardd -n "__fish_eboardd_using_subcommand demo" -l seed -d 'The hand\'s seed (how it slides, captures, hesitates)' -r
+complete -c eboardd -n "__fish_eboardd_using_subcommand demo" -l laws -d 'The edition of the FIDE Laws the arbiter applies and cites [default: the trace\'s `laws` header, else fide-2023]' -r -f -a "fide-2023\t'The Laws in force from 2023 (the default)'
+fide-2014\t'The Laws of 2014 (Article 4 as in 2018)'
+fide-classic\t'The classic text of Article 4 (numbered 1–7)'"
+complete -c eboardd -n "__fish_eboardd_using_subcommand demo" -l touch-move -d 'What the arbiter does with touch-move breaches' -r -f -a "report\t'Publish the move and the violation'
+enforce\t'Training: a move breaking 4.3/4.4 is not confirmed; a `due` event says what to do'
+off\t'Report no touch-move breaches'"
+complete -c eboardd -n "__fish_eboardd_using_subcommand demo" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c eboardd -n "__fish_eboardd_using_subcommand replay" -l format -d 'What to print' -r -f -a "jsonl\t'The game events as JSON lines (the contract)'
+pgn\t'The game as PGN'
+uci\t'One confirmed move per line in UCI notation, as the game ends up'
+sensors\t'Every decoded message and square change with its time (debugging)'"
+complete -c eboardd -n "__fish_eboardd_using_subcommand replay" -l laws -d 'The edition of the FIDE Laws the arbiter applies and cites [default: the trace\'s `laws` header, else fide-2023]' -r -f -a "fide-2023\t'The Laws in force from 2023 (the default)'
+fide-2014\t'The Laws of 2014 (Article 4 as in 2018)'
+fide-classic\t'The classic text of Article 4 (numbered 1–7)'"
+complete -c eboardd -n "__fish_eboardd_using_subcommand replay" -l touch-move -d 'What the arbiter does with touch-move breaches' -r -f -a "report\t'Publish the move and the violation'
+enforce\t'Training: a move breaking 4.3/4.4 is not confirmed; a `due` event says what to do'
+off\t'Report no touch-move breaches'"
+complete -c eboardd -n "__fish_eboardd_using_subcommand replay" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c eboardd -n "__fish_eboardd_using_subcommand run" -l config -d 'The configuration file (default: /etc/eboardd/config.toml with --system, else $XDG_CONFIG_HOME/eboardd/config.toml; a missing default file is fine)' -r -F
+complete -c eboardd -n "__fish_eboardd_using_subcommand run" -l device -d 'A board\'s serial device, in addition to the configured ones (repeatable)' -r -F
+complete -c eboardd -n "__fish_eboardd_using_subcommand run" -l bus-address -d 'Serve on the bus at this D-Bus address instead (private buses, tests)' -r
+complete -c eboardd -n "__fish_eboardd_using_subcommand run" -l state-dir -d 'Where journals and finished games are kept (default: $STATE_DIRECTORY, else /var/lib/eboardd with --system, else $XDG_STATE_HOME/eboardd)' -r -F
+complete -c eboardd -n "__fish_eboardd_using_subcommand run" -l laws -d 'The edition of the FIDE Laws the arbiter applies' -r -f -a "fide-2023\t''
+fide-2014\t''
+fide-classic\t''"
+complete -c eboardd -n "__fish_eboardd_using_subcommand run" -l touch-move -d 'Touch-move breaches: report, enforce or off' -r -f -a "report\t''
+enforce\t''
+off\t''"
+complete -c eboardd -n "__fish_eboardd_using_subcommand run" -l record -d 'Write every board\'s traffic as traces into this directory (for bug reports)' -r -F
+complete -c eboardd -n "__fish_eboardd_using_subcommand run" -l session -d 'Serve on the user\'s session bus (the default)'
+complete -c eboardd -n "__fish_eboardd_using_subcommand run" -l system -d 'Serve on the system bus (the systemd service)'
+complete -c eboardd -n "__fish_eboardd_using_subcommand run" -s h -l help -d 'Print help'
+complete -c eboardd -n "__fish_eboardd_using_subcommand watch" -l board -d 'Only this board: its number (as in /org/eboardd/EBoard1/Board/N) or its device path' -r
+complete -c eboardd -n "__fish_eboardd_using_subcommand watch" -l format -d 'What to print' -r -f -a "jsonl\t'Every event as a contract JSON line; with several boards each line gets `"board":N`'
+uci\t'A UCI `position` command each time a game changes (pipe it into an engine)'"
+complete -c eboardd -n "__fish_eboardd_using_subcommand watch" -l bus-address -d 'Follow the daemon on the bus at this D-Bus address' -r
+complete -c eboardd -n "__fish_eboardd_using_subcommand watch" -l system -d 'Follow the daemon on the system bus (default: the session bus)'
+complete -c eboardd -n "__fish_eboardd_using_subcommand watch" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c eboardd -n "__fish_eboardd_using_subcommand list" -s h -l help -d 'Print help'
+complete -c eboardd -n "__fish_eboardd_using_subcommand record" -l device -d 'The board\'s serial device (`/dev/ttyUSB0`, `/dev/rfcomm0`...)' -r -F
+complete -c eboardd -n "__fish_eboardd_using_subcommand record" -l protocol -d 'The board\'s protocol' -r -f -a "dgt\t'DGT e-boards'
+millennium\t'Millennium ChessLink boards'"
+complete -c eboardd -n "__fish_eboardd_using_subcommand record" -l seconds -d 'Stop after this many seconds (default: until interrupted or the board goes away)' -r
+complete -c eboardd -n "__fish_eboardd_using_subcommand record" -l laws -d 'The edition of the FIDE Laws the arbiter applies and cites [default: the trace\'s `laws` header, else fide-2023]' -r -f -a "fide-2023\t'The Laws in force from 2023 (the default)'
+fide-2014\t'The Laws of 2014 (Article 4 as in 2018)'
+fide-classic\t'The classic text of Article 4 (numbered 1–7)'"
+complete -c eboardd -n "__fish_eboardd_using_subcommand record" -l touch-move -d 'What the arbiter does with touch-move breaches' -r -f -a "report\t'Publish the move and the violation'
+enforce\t'Training: a move breaking 4.3/4.4 is not confirmed; a `due` event says what to do'
+off\t'Report no touch-move breaches'"
+complete -c eboardd -n "__fish_eboardd_using_subcommand record" -l title -d 'A title for the trace header' -r
+complete -c eboardd -n "__fish_eboardd_using_subcommand record" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c eboardd -n "__fish_eboardd_using_subcommand sim" -l pgn -d 'A PGN file to take the game from (default: the games embedded in eboardd, then the drills of special moves)' -r -F
+complete -c eboardd -n "__fish_eboardd_using_subcommand sim" -l game -d 'Which game of the file, from 1' -r
+complete -c eboardd -n "__fish_eboardd_using_subcommand sim" -l protocol -d 'The board' -r -f -a "dgt\t'DGT e-boards'
+millennium\t'Millennium ChessLink boards'"
+complete -c eboardd -n "__fish_eboardd_using_subcommand sim" -l seed -d 'The hand\'s seed' -r
+complete -c eboardd -n "__fish_eboardd_using_subcommand sim" -l hand -d 'How the hand plays' -r -f -a "default\t'As people at a tournament board do'
+torture\t'Fast, with many slides, quick replies, flicker and touches (no takebacks or illegal moves, which have no single right answer to score against)'"
+complete -c eboardd -n "__fish_eboardd_using_subcommand sim" -l turned -d 'The board stands turned round (DGT) or has its cable on White\'s left (Millennium)'
+complete -c eboardd -n "__fish_eboardd_using_subcommand sim" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c eboardd -n "__fish_eboardd_using_subcommand bench" -l megabytes -d 'How many megabytes of stream to decode per protocol (`codec`)' -r
+complete -c eboardd -n "__fish_eboardd_using_subcommand bench" -l pgn -d 'PGN files or folders of them (default: the games embedded in eboardd)' -r -F
+complete -c eboardd -n "__fish_eboardd_using_subcommand bench" -l games -d 'Play at most this many games (0: all)' -r
+complete -c eboardd -n "__fish_eboardd_using_subcommand bench" -l seeds -d 'Hands (seeds) per game and protocol' -r
+complete -c eboardd -n "__fish_eboardd_using_subcommand bench" -l protocol -d 'Which boards' -r -f -a "dgt\t'DGT boards'
+millennium\t'Millennium boards'
+both\t'Both'"
+complete -c eboardd -n "__fish_eboardd_using_subcommand bench" -l hand -d 'How the hand plays' -r -f -a "default\t'As people at a tournament board do'
+torture\t'Fast, with many slides, quick replies, flicker and touches (no takebacks or illegal moves, which have no single right answer to score against)'"
+complete -c eboardd -n "__fish_eboardd_using_subcommand bench" -l verbose -d 'Print every game that is not reconstructed exactly (`laws`: every observation missed and every false report)'
+complete -c eboardd -n "__fish_eboardd_using_subcommand bench" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c eboardd -n "__fish_eboardd_using_subcommand help; and not __fish_seen_subcommand_from demo replay run watch list record sim bench help" -f -a "demo" -d 'Play a real game on an emulated board through the serial path, showing each event'
+complete -c eboardd -n "__fish_eboardd_using_subcommand help; and not __fish_seen_subcommand_from demo replay run watch list record sim bench help" -f -a "replay" -d 'Replay a recorded trace and print what eboardd decides, as JSON lines'
+complete -c eboardd -n "__fish_eboardd_using_subcommand help; and not __fish_seen_subcommand_from demo replay run watch list record sim bench help" -f -a "run" -d 'Run the daemon: boards on their ports, games journalled, the D-Bus service'
+complete -c eboardd -n "__fish_eboardd_using_subcommand help; and not __fish_seen_subcommand_from demo replay run watch list record sim bench help" -f -a "watch" -d 'Follow the running daemon\'s boards over D-Bus'
+complete -c eboardd -n "__fish_eboardd_using_subcommand help; and not __fish_seen_subcommand_from demo replay run watch list record sim bench help" -f -a "list" -d 'Probe the serial ports and say which have boards on them'
+complete -c eboardd -n "__fish_eboardd_using_subcommand help; and not __fish_seen_subcommand_from demo replay run watch list record sim bench help" -f -a "record" -d 'Record a board\'s traffic to a trace file while printing what it decodes'
+complete -c eboardd -n "__fish_eboardd_using_subcommand help; and not __fish_seen_subcommand_from demo replay run watch list record sim bench help" -f -a "sim" -d 'Record a board\'s traffic to a trace file while printing what it decodes. Play a game with the simulated hand on an emulated board and write the trace'
+complete -c eboardd -n "__fish_eboardd_using_subcommand help; and not __fish_seen_subcommand_from demo replay run watch list record sim bench help" -f -a "bench" -d 'Measure throughput and print the figures'
+complete -c eboardd -n "__fish_eboardd_using_subcommand help; and not __fish_seen_subcommand_from demo replay run watch list record sim bench help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'

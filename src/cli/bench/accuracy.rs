@@ -1,0 +1,248 @@
+//! `eboardd bench accuracy`: real games played by the simulated hand on emulated boards.
+//!
+//! Every game is played by a seeded hand, sensed by the board model of each protocol,
+//! encoded by the emulated board into the bytes a host reads, written as a trace, and then
+//! replayed in virtual time through the same core the daemon runs. The same traces go
+//! through the fixed 250 ms still-board matcher in the same run, so the figures stand side
+//! by side. Tracker throughput is measured on the sensed square changes alone.
+
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use shakmaty::Position;
+
+use clap::{Args, ValueEnum};
+
+use crate::bench::accuracy::{GameScore, Summary, Truth, score_trace};
+use crate::pipeline::{CoreConfig, Reconstruction};
+use crate::protocol::Protocol;
+use crate::sim::device::BoardOptions;
+use crate::sim::{Game, HandOptions, TraceOptions, games, generate_trace, pgn, simulate};
+use crate::time::Time;
+use crate::trace::parse_trace;
+use crate::tracker::{Tracker, TrackerConfig};
+
+/// Options of `eboardd bench accuracy`.
+#[derive(Debug, Clone, Args)]
+pub struct AccuracyArgs {
+    /// PGN files or folders of them (default: the games embedded in eboardd).
+    #[arg(long = "pgn")]
+    pub pgn: Vec<PathBuf>,
+    /// Play at most this many games (0: all).
+    #[arg(long, default_value_t = 0)]
+    pub games: usize,
+    /// Hands (seeds) per game and protocol.
+    #[arg(long, default_value_t = 1)]
+    pub seeds: u64,
+    /// Which boards.
+    #[arg(long, value_enum, default_value_t = Boards::Both)]
+    pub protocol: Boards,
+    /// How the hand plays.
+    #[arg(long, value_enum, default_value_t = HandStyle::Default)]
+    pub hand: HandStyle,
+    /// Print every game that is not reconstructed exactly (`laws`: every observation
+    /// missed and every false report).
+    #[arg(long)]
+    pub verbose: bool,
+}
+
+/// Which boards to play on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Boards {
+    /// DGT boards.
+    Dgt,
+    /// Millennium boards.
+    Millennium,
+    /// Both.
+    Both,
+}
+
+/// How the hand plays.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum HandStyle {
+    /// As people at a tournament board do.
+    Default,
+    /// Fast, with many slides, quick replies, flicker and touches (no takebacks or
+    /// illegal moves, which have no single right answer to score against).
+    Torture,
+}
+
+fn load_games(args: &AccuracyArgs) -> anyhow::Result<Vec<Game>> {
+    let mut out = Vec::new();
+    if args.pgn.is_empty() {
+        out.extend(games::real_games());
+        out.extend(games::drills());
+    }
+    for path in &args.pgn {
+        let mut files = Vec::new();
+        if path.is_dir() {
+            for e in std::fs::read_dir(path)? {
+                let p = e?.path();
+                if p.extension().is_some_and(|x| x == "pgn") {
+                    files.push(p);
+                }
+            }
+            files.sort();
+        } else {
+            files.push(path.clone());
+        }
+        for f in files {
+            let text =
+                std::fs::read_to_string(&f).map_err(|e| anyhow::anyhow!("{}: {e}", f.display()))?;
+            for game in pgn::read_games(&text) {
+                match game {
+                    Ok(g) if !g.moves.is_empty() => out.push(g),
+                    Ok(_) => {}
+                    Err(e) => eprintln!("eboardd: {}: skipped: {e}", f.display()),
+                }
+            }
+        }
+    }
+    if args.games > 0 {
+        out.truncate(args.games);
+    }
+    Ok(out)
+}
+
+/// Runs `eboardd bench accuracy`.
+pub(super) fn run(args: &AccuracyArgs) -> anyhow::Result<()> {
+    let games = load_games(args)?;
+    let protocols: &[Protocol] = match args.protocol {
+        Boards::Dgt => &[Protocol::Dgt],
+        Boards::Millennium => &[Protocol::Millennium],
+        Boards::Both => &[Protocol::Dgt, Protocol::Millennium],
+    };
+    let hand = match args.hand {
+        HandStyle::Default => HandOptions::default(),
+        HandStyle::Torture => HandOptions {
+            takeback: 0.0,
+            illegal: 0.0,
+            result_gesture: 0.0,
+            ..HandOptions::torture()
+        },
+    };
+    let ours = CoreConfig::default();
+    let peers = CoreConfig {
+        reconstruction: Reconstruction::StillBoard {
+            wait: Duration::from_millis(250),
+        },
+        ..CoreConfig::default()
+    };
+    println!(
+        "accuracy: {} games x {} hand(s) x {} board type(s), hand {:?}, eboardd settle {} ms",
+        games.len(),
+        args.seeds,
+        protocols.len(),
+        args.hand,
+        ours.tracker.settle.as_millis()
+    );
+    let started = Instant::now();
+    let mut totals = [Summary::default(), Summary::default()];
+    for &protocol in protocols {
+        let mut summaries = [Summary::default(), Summary::default()];
+        let mut failures = 0usize;
+        for (gi, game) in games.iter().enumerate() {
+            for seed in 0..args.seeds {
+                let seed = seed * 1_000_003 + gi as u64;
+                let options = TraceOptions {
+                    hand,
+                    board: BoardOptions {
+                        turned: seed % 2 == 1,
+                        parity: !seed.is_multiple_of(3),
+                        ..BoardOptions::default()
+                    },
+                    ..TraceOptions::default()
+                };
+                let generated = match generate_trace(game, protocol, seed, &options) {
+                    Ok(g) => g,
+                    Err(e) => {
+                        eprintln!("eboardd: game {}: not simulated: {e}", game.number);
+                        continue;
+                    }
+                };
+                let trace = parse_trace(&generated.text)?;
+                let truth: Truth = serde_json::from_str(&generated.truth.to_json())?;
+                for (i, config) in [&ours, &peers].into_iter().enumerate() {
+                    let score = score_trace(&trace, &truth, config.clone());
+                    if i == 0 && !score.exact() {
+                        failures += 1;
+                        if args.verbose || failures <= 10 {
+                            report_failure(protocol, game, seed, &score);
+                        }
+                    }
+                    summaries[i].add(&score);
+                    totals[i].add(&score);
+                }
+            }
+        }
+        println!("{protocol}:");
+        println!("  eboardd      {}", summaries[0]);
+        println!("  still-250ms  {}", summaries[1]);
+    }
+    println!("all boards:");
+    println!("  eboardd      {}", totals[0]);
+    println!("  still-250ms  {}", totals[1]);
+    println!("  ({:.1} s)", started.elapsed().as_secs_f64());
+    throughput(&games, protocols, &hand)?;
+    Ok(())
+}
+
+fn report_failure(protocol: Protocol, game: &Game, seed: u64, score: &GameScore) {
+    let name = |k: &str| {
+        game.tags
+            .iter()
+            .find(|(key, _)| key == k)
+            .map(|(_, v)| v.clone())
+            .unwrap_or_default()
+    };
+    println!(
+        "  not exact: {protocol} game {} ({} - {}) seed {seed}: {}/{} correct, misread {}, missed {}, retract {}",
+        game.number,
+        name("White"),
+        name("Black"),
+        score.correct,
+        score.expected,
+        score.misread,
+        score.missed,
+        score.retracts
+    );
+}
+
+/// Square changes per second through the tracker alone, on one core.
+fn throughput(games: &[Game], protocols: &[Protocol], hand: &HandOptions) -> anyhow::Result<()> {
+    let mut runs = Vec::new();
+    for &protocol in protocols {
+        for (gi, game) in games.iter().enumerate() {
+            if let Ok(sim) = simulate(game, protocol, gi as u64, hand) {
+                let changes: Vec<_> = sim.sensed.iter().map(|s| (s.t, s.change)).collect();
+                runs.push((game.start.board().clone(), changes));
+            }
+        }
+    }
+    let total: usize = runs.iter().map(|(_, c)| c.len()).sum();
+    if total == 0 {
+        return Ok(());
+    }
+    let mut best = f64::MAX;
+    for _ in 0..3 {
+        let start = Instant::now();
+        for (board, changes) in &runs {
+            let mut tracker = Tracker::new(TrackerConfig::default());
+            tracker.handle_board(Time::ZERO, board);
+            for &(t, change) in changes {
+                while let Some(due) = tracker.poll_timeout().filter(|&d| d <= t) {
+                    tracker.handle_timeout(due);
+                }
+                tracker.handle_change(t, change);
+                while tracker.poll_event().is_some() {}
+            }
+        }
+        best = best.min(start.elapsed().as_secs_f64());
+    }
+    println!(
+        "tracker throughput: {:.0} square changes/s on one core ({total} changes, {:.3} s)",
+        total as f64 / best,
+        best
+    );
+    Ok(())
+}

@@ -1,0 +1,174 @@
+//! `eboardd run`: the daemon — boards on their ports, games journalled, D-Bus service.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::Context;
+use clap::Args;
+
+use super::CliError;
+use crate::daemon::config::{Config, Laws, SYSTEM_CONFIG, TouchMove};
+use crate::daemon::core::pipeline_factory;
+use crate::daemon::{Daemon, DaemonOptions, watchdog};
+use crate::dbus::{self, BUS_NAME, Bus};
+
+/// Arguments of `eboardd run`.
+#[derive(Debug, Args)]
+pub struct RunArgs {
+    /// The configuration file (default: /etc/eboardd/config.toml with --system, else
+    /// $XDG_CONFIG_HOME/eboardd/config.toml; a missing default file is fine).
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+    /// A board's serial device, in addition to the configured ones (repeatable).
+    #[arg(long = "device", value_name = "PATH")]
+    pub devices: Vec<PathBuf>,
+    /// Serve on the user's session bus (the default).
+    #[arg(long, conflicts_with_all = ["system", "bus_address"])]
+    pub session: bool,
+    /// Serve on the system bus (the systemd service).
+    #[arg(long, conflicts_with = "bus_address")]
+    pub system: bool,
+    /// Serve on the bus at this D-Bus address instead (private buses, tests).
+    #[arg(long, value_name = "ADDRESS")]
+    pub bus_address: Option<String>,
+    /// Where journals and finished games are kept (default: $STATE_DIRECTORY, else
+    /// /var/lib/eboardd with --system, else $XDG_STATE_HOME/eboardd).
+    #[arg(long, value_name = "DIR")]
+    pub state_dir: Option<PathBuf>,
+    /// The edition of the FIDE Laws the arbiter applies.
+    #[arg(long, value_name = "EDITION", value_parser = ["fide-2023", "fide-2014", "fide-classic"])]
+    pub laws: Option<String>,
+    /// Touch-move breaches: report, enforce or off.
+    #[arg(long, value_name = "MODE", value_parser = ["report", "enforce", "off"])]
+    pub touch_move: Option<String>,
+    /// Write every board's traffic as traces into this directory (for bug reports).
+    #[arg(long, value_name = "DIR")]
+    pub record: Option<PathBuf>,
+}
+
+fn home_dir(var: &str, fallback: &str) -> Option<PathBuf> {
+    std::env::var_os(var)
+        .map(PathBuf::from)
+        .filter(|p| p.is_absolute())
+        .or_else(|| std::env::var_os("HOME").map(|h| Path::new(&h).join(fallback)))
+}
+
+/// The configuration as the options ask for it.
+pub fn load_config(args: &RunArgs) -> Result<Config, CliError> {
+    let mut config = match &args.config {
+        Some(path) => Config::load(path).map_err(|e| CliError::input(e.to_string()))?,
+        None => {
+            let default = if args.system {
+                Some(PathBuf::from(SYSTEM_CONFIG))
+            } else {
+                home_dir("XDG_CONFIG_HOME", ".config").map(|d| d.join("eboardd/config.toml"))
+            };
+            match default {
+                Some(path) => {
+                    Config::load_if_present(&path).map_err(|e| CliError::input(e.to_string()))?
+                }
+                None => Config::default(),
+            }
+        }
+    };
+    config.add_devices(&args.devices);
+    Ok(config)
+}
+
+fn state_dir(args: &RunArgs, config: &Config) -> Result<PathBuf, CliError> {
+    if let Some(dir) = args
+        .state_dir
+        .clone()
+        .or_else(|| config.daemon.state_dir.clone())
+    {
+        return Ok(dir);
+    }
+    if let Some(dir) = std::env::var_os("STATE_DIRECTORY") {
+        // systemd's StateDirectory=: possibly several, colon-separated; the first is ours.
+        let first = dir.to_string_lossy().split(':').next().map(PathBuf::from);
+        if let Some(first) = first.filter(|p| p.is_absolute()) {
+            return Ok(first);
+        }
+    }
+    if args.system {
+        return Ok(PathBuf::from("/var/lib/eboardd"));
+    }
+    home_dir("XDG_STATE_HOME", ".local/state")
+        .map(|d| d.join("eboardd"))
+        .ok_or_else(|| CliError::input("no state directory: set --state-dir or $HOME"))
+}
+
+/// The daemon's options from the arguments and the configuration.
+pub fn options(args: &RunArgs, config: &Config) -> Result<DaemonOptions, CliError> {
+    let laws = match &args.laws {
+        Some(l) => l.parse::<Laws>().map_err(CliError::input)?,
+        None => config.daemon.laws.unwrap_or_default(),
+    };
+    let touch_move = match &args.touch_move {
+        Some(t) => t.parse::<TouchMove>().map_err(CliError::input)?,
+        None => config.daemon.touch_move.unwrap_or_default(),
+    };
+    Ok(DaemonOptions {
+        state_dir: state_dir(args, config)?,
+        laws,
+        touch_move,
+        record_dir: args
+            .record
+            .clone()
+            .or_else(|| config.daemon.record_dir.clone()),
+        factory: pipeline_factory(),
+        boards: config.boards.clone(),
+    })
+}
+
+/// Runs `eboardd run`.
+pub fn run(args: RunArgs) -> anyhow::Result<()> {
+    let config = load_config(&args)?;
+    let options = options(&args, &config)?;
+    let bus = match (&args.bus_address, args.system) {
+        (Some(a), _) => Bus::Address(a.clone()),
+        (None, true) => Bus::System,
+        (None, false) => Bus::Session,
+    };
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()?;
+    runtime.block_on(serve(options, config, bus))
+}
+
+async fn serve(options: DaemonOptions, config: Config, bus: Bus) -> anyhow::Result<()> {
+    std::fs::create_dir_all(&options.state_dir)
+        .with_context(|| format!("cannot create {}", options.state_dir.display()))?;
+    tracing::info!(state_dir = %options.state_dir.display(), laws = %options.laws, "starting");
+    let daemon = Daemon::new(options);
+    for board in config.boards {
+        let device = board.device.clone();
+        if let Err(e) = daemon.attach(board).await {
+            return Err(CliError::input(format!("{}: {e}", device.display())).into());
+        }
+    }
+    let service = dbus::serve(daemon.clone(), &bus)
+        .await
+        .with_context(|| format!("cannot serve {BUS_NAME} on the {bus:?} bus"))?;
+    let boards = daemon.boards().await.len();
+    watchdog::notify_ready(&format!("serving {BUS_NAME}, {boards} board(s)"));
+    let watchdog = tokio::spawn(watchdog::run_watchdog(daemon.clone()));
+    wait_for_signal().await?;
+    tracing::info!("stopping");
+    watchdog::notify_stopping();
+    watchdog.abort();
+    service.stop().await;
+    daemon.shutdown().await;
+    Ok(())
+}
+
+async fn wait_for_signal() -> anyhow::Result<()> {
+    use tokio::signal::unix::{SignalKind, signal};
+    let mut term = signal(SignalKind::terminate())?;
+    let mut int = signal(SignalKind::interrupt())?;
+    tokio::select! {
+        _ = term.recv() => {}
+        _ = int.recv() => {}
+    }
+    Ok(())
+}

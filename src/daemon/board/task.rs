@@ -1,0 +1,468 @@
+//! A board's task: it supervises the port and drives the board's core.
+//!
+//! The task opens the port (probing the protocol when it is `auto`), runs the core on what
+//! the board sends and on its timers, writes what the core asks, journals and publishes
+//! every event, and answers requests from its inbox all the while — also while the board is
+//! away, when it reopens the port with back-off (0.5 s doubling to 10 s). Time is tokio's,
+//! so tests can pause it. Nothing a board does can stall another board's task.
+
+use std::fs::File;
+use std::io::BufWriter;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::time::Instant;
+use tokio_serial::SerialStream;
+
+use super::{BoardError, BoardStatus, Channels, Request};
+use crate::daemon::config::ProtocolChoice;
+use crate::daemon::core::{Core, CoreCommand, CoreFactory, CoreSettings};
+use crate::daemon::game::GameView;
+use crate::daemon::journal::{Journal, board_key, civil_date};
+use crate::daemon::link::{self, Backoff, LinkError};
+use crate::daemon::probe::{self, ProbeError};
+use crate::event::{GameEvent, TimedEvent};
+use crate::protocol::Protocol;
+use crate::time::Time;
+use crate::trace::{Direction, TraceHeader, TraceWriter};
+
+/// How long a write to the board may take before the link counts as lost.
+pub const WRITE_TIMEOUT: Duration = Duration::from_secs(2);
+
+/// Everything a board's task starts from.
+pub(crate) struct TaskSetup {
+    pub device: PathBuf,
+    pub protocol: ProtocolChoice,
+    pub settings: CoreSettings,
+    pub factory: CoreFactory,
+    pub journal: Option<Journal>,
+    pub resumed: Vec<GameEvent>,
+    pub record_dir: Option<PathBuf>,
+}
+
+/// How a stretch of the task's life ended.
+enum Ended {
+    /// Detached, or every handle dropped.
+    Stop,
+    /// The link failed; try again later.
+    Lost(LinkError),
+}
+
+enum Step {
+    Port(SerialStream, Protocol),
+    Ended(Ended),
+}
+
+type Recorder = (TraceWriter<BufWriter<File>>, Instant);
+
+pub(crate) struct BoardTask {
+    setup: TaskSetup,
+    ch: Channels,
+    core: Option<(Protocol, Box<dyn Core>)>,
+    game: GameView,
+    game_events: Vec<GameEvent>,
+    origin: Instant,
+    connected: bool,
+    recorder: Option<Recorder>,
+}
+
+impl BoardTask {
+    pub(crate) fn new(setup: TaskSetup, ch: Channels) -> Self {
+        let mut game = GameView::default();
+        for e in &setup.resumed {
+            game.apply(e);
+        }
+        let game_events = setup.resumed.clone();
+        let mut task = BoardTask {
+            setup,
+            ch,
+            core: None,
+            game,
+            game_events,
+            origin: Instant::now(),
+            connected: false,
+            recorder: None,
+        };
+        task.refresh_status(true);
+        task
+    }
+
+    fn now(&self) -> Time {
+        Time::from_micros(u64::try_from(self.origin.elapsed().as_micros()).unwrap_or(u64::MAX))
+    }
+
+    fn device(&self) -> String {
+        self.setup.device.display().to_string()
+    }
+
+    /// Runs until detached.
+    pub(crate) async fn run(mut self) {
+        let mut backoff = Backoff::default();
+        let mut last_failure: Option<String> = None;
+        loop {
+            let ended = match self.connect().await {
+                Step::Port(port, protocol) => {
+                    last_failure = None;
+                    tracing::info!(device = %self.device(), %protocol, "board connected");
+                    let started = Instant::now();
+                    let ended = self.session(port, protocol).await;
+                    // A link that held for a while starts the waits again from the
+                    // shortest; one that fails at once keeps backing off.
+                    if started.elapsed() >= link::BACKOFF_MAX {
+                        backoff.reset();
+                    }
+                    self.set_connected(false);
+                    self.recorder = None;
+                    ended
+                }
+                Step::Ended(e) => e,
+            };
+            match ended {
+                Ended::Stop => break,
+                Ended::Lost(e) => {
+                    let text = e.to_string();
+                    if last_failure.as_deref() != Some(text.as_str()) {
+                        if e.unplugged {
+                            tracing::info!(device = %self.device(), "board away: {text}");
+                        } else {
+                            tracing::warn!(device = %self.device(), "board failed: {text}");
+                        }
+                    }
+                    last_failure = Some(text);
+                }
+            }
+            let wait = backoff.next_delay();
+            if self.idle_until(Instant::now() + wait).await {
+                break;
+            }
+        }
+        tracing::info!(device = %self.device(), "board detached");
+    }
+
+    /// Serves requests while the board is away, until `deadline`; whether to stop.
+    async fn idle_until(&mut self, deadline: Instant) -> bool {
+        self.serving(tokio::time::sleep_until(deadline))
+            .await
+            .is_err()
+    }
+
+    /// Runs `work` while serving requests; `Err` when the task must end meanwhile.
+    async fn serving<F: std::future::Future>(&mut self, work: F) -> Result<F::Output, Ended> {
+        tokio::pin!(work);
+        loop {
+            tokio::select! {
+                done = &mut work => return Ok(done),
+                req = self.ch.requests.recv() => {
+                    if let Some(stop) = self.handle_request(req) {
+                        return Err(stop);
+                    }
+                    self.publish_events();
+                }
+            }
+        }
+    }
+
+    /// Opens the port and finds the protocol, serving requests meanwhile. Opening runs on
+    /// the blocking pool: opening a Bluetooth node can take seconds.
+    async fn connect(&mut self) -> Step {
+        let baud = match self.setup.protocol {
+            ProtocolChoice::Fixed(p) => p.baud_rate(),
+            ProtocolChoice::Auto => Protocol::Dgt.baud_rate(),
+        };
+        let path = self.setup.device.clone();
+        let opening = tokio::task::spawn_blocking(move || link::open(&path, baud));
+        let opened = match self.serving(opening).await {
+            Ok(Ok(opened)) => opened,
+            Ok(Err(join)) => Err(LinkError {
+                unplugged: false,
+                reason: format!("opening the port failed: {join}"),
+            }),
+            Err(stop) => return Step::Ended(stop),
+        };
+        let mut port = match opened {
+            Ok(p) => p,
+            Err(e) => return Step::Ended(Ended::Lost(e)),
+        };
+        let protocol = match self.setup.protocol {
+            ProtocolChoice::Fixed(p) => p,
+            ProtocolChoice::Auto => match self.serving(probe::probe(&mut port)).await {
+                Ok(Ok(p)) => p,
+                Ok(Err(ProbeError::Link(e))) => return Step::Ended(Ended::Lost(e)),
+                Ok(Err(e @ ProbeError::NoAnswer)) => {
+                    return Step::Ended(Ended::Lost(LinkError {
+                        unplugged: false,
+                        reason: e.to_string(),
+                    }));
+                }
+                Err(stop) => return Step::Ended(stop),
+            },
+        };
+        Step::Port(port, protocol)
+    }
+
+    /// Makes sure the core speaks `protocol`, handing a new core the game so far.
+    fn ensure_core(&mut self, protocol: Protocol) {
+        if self.core.as_ref().is_some_and(|(p, _)| *p == protocol) {
+            return;
+        }
+        let mut core = (self.setup.factory)(protocol, &self.setup.settings);
+        if !self.game_events.is_empty() {
+            let now = self.now();
+            let resume = CoreCommand::Resume(self.game_events.clone());
+            if let Err(e) = core.handle_command(now, resume) {
+                tracing::warn!(device = %self.device(), "the core could not resume the game: {e}");
+            }
+        }
+        self.core = Some((protocol, core));
+    }
+
+    /// Drives the core on an open port until the link is lost or the task stops.
+    async fn session(&mut self, mut port: SerialStream, protocol: Protocol) -> Ended {
+        self.ensure_core(protocol);
+        self.start_recording(protocol);
+        let now = self.now();
+        if let Some((_, core)) = &mut self.core {
+            core.handle_connected(now);
+        }
+        self.set_connected(true);
+        let mut buf = vec![0u8; 4096];
+        loop {
+            if let Err(e) = self.flush_transmits(&mut port).await {
+                return Ended::Lost(e);
+            }
+            let game_changed = self.publish_events();
+            self.refresh_status(game_changed);
+            let deadline = self
+                .core
+                .as_ref()
+                .and_then(|(_, c)| c.poll_timeout())
+                .map(|t| self.origin + Duration::from_micros(t.as_micros()));
+            tokio::select! {
+                req = self.ch.requests.recv() => {
+                    if let Some(stop) = self.handle_request(req) {
+                        return stop;
+                    }
+                }
+                read = port.read(&mut buf) => {
+                    let n = match read {
+                        Ok(0) => return Ended::Lost(LinkError::end_of_file()),
+                        Ok(n) => n,
+                        Err(e) => return Ended::Lost(LinkError::from_io(&e)),
+                    };
+                    let now = self.now();
+                    self.record(Direction::FromBoard, &buf[..n]);
+                    if let Some((_, core)) = &mut self.core {
+                        core.handle_input(now, &buf[..n]);
+                    }
+                }
+                () = sleep_until_opt(deadline) => {
+                    let now = self.now();
+                    if let Some((_, core)) = &mut self.core {
+                        core.handle_timeout(now);
+                    }
+                }
+            }
+        }
+    }
+
+    async fn flush_transmits(&mut self, port: &mut SerialStream) -> Result<(), LinkError> {
+        while let Some(bytes) = self.core.as_mut().and_then(|(_, c)| c.poll_transmit()) {
+            self.record(Direction::ToBoard, &bytes);
+            match tokio::time::timeout(WRITE_TIMEOUT, port.write_all(&bytes)).await {
+                Ok(Ok(())) => {}
+                Ok(Err(e)) => return Err(LinkError::from_io(&e)),
+                Err(_) => {
+                    return Err(LinkError {
+                        unplugged: false,
+                        reason: "writing to the board timed out".into(),
+                    });
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Handles one request; `Some` when the task must end.
+    fn handle_request(&mut self, req: Option<Request>) -> Option<Ended> {
+        match req {
+            None | Some(Request::Stop) => Some(Ended::Stop),
+            Some(Request::Ping(reply)) => {
+                let _ = reply.send(());
+                None
+            }
+            Some(Request::Command(command, reply)) => {
+                let _ = reply.send(self.carry_out(command));
+                None
+            }
+        }
+    }
+
+    fn carry_out(&mut self, command: CoreCommand) -> Result<(), BoardError> {
+        if let CoreCommand::ShowMove(m) = &command {
+            let (pos, _) = self.game.position();
+            if m.to_move(pos).is_err() {
+                return Err(BoardError::InvalidArgument(format!(
+                    "{m} is not a legal move in the game position {}",
+                    self.game.fen()
+                )));
+            }
+        }
+        let needs_board = matches!(
+            command,
+            CoreCommand::ShowMove(_) | CoreCommand::SetLeds(_) | CoreCommand::ClockText(_)
+        );
+        if needs_board && !self.connected {
+            return Err(BoardError::NotConnected(self.device()));
+        }
+        let now = self.now();
+        match (&mut self.core, command) {
+            (Some((_, core)), command) => core.handle_command(now, command).map_err(Into::into),
+            // No core yet (the protocol was never found): the game is set here and handed to
+            // the core when it is made.
+            (None, CoreCommand::NewGame(setup) | CoreCommand::SetPosition(setup)) => {
+                self.publish(TimedEvent {
+                    t: now,
+                    event: GameEvent::NewGame {
+                        fen: setup.fen,
+                        chess960: setup.chess960,
+                    },
+                });
+                self.refresh_status(true);
+                Ok(())
+            }
+            (None, _) => Err(BoardError::NotConnected(self.device())),
+        }
+    }
+
+    /// Journals and publishes what the core decided; whether the game changed.
+    fn publish_events(&mut self) -> bool {
+        let mut changed = false;
+        while let Some(event) = self.core.as_mut().and_then(|(_, c)| c.poll_event()) {
+            changed |= self.publish(event);
+        }
+        changed
+    }
+
+    /// Journals one event (on disk first), follows it, then publishes it.
+    fn publish(&mut self, event: TimedEvent) -> bool {
+        if let Some(journal) = &mut self.setup.journal
+            && let Err(e) = journal.record(&event)
+        {
+            tracing::error!(device = %self.device(), "journal: {e}");
+        }
+        let game_event = matches!(
+            event.event,
+            GameEvent::NewGame { .. }
+                | GameEvent::Move { .. }
+                | GameEvent::Retract { .. }
+                | GameEvent::Takeback { .. }
+                | GameEvent::Result { .. }
+                | GameEvent::Violation { .. }
+        );
+        if game_event {
+            if let GameEvent::NewGame { .. } = event.event {
+                self.game_events.clear();
+            }
+            self.game_events.push(event.event.clone());
+            self.game.apply(&event.event);
+            self.refresh_status(true);
+        }
+        let _ = self.ch.events.send(event);
+        game_event
+    }
+
+    fn set_connected(&mut self, connected: bool) {
+        self.connected = connected;
+        self.refresh_status(false);
+    }
+
+    /// Publishes the status if it changed; the PGN is rebuilt when `game` is set.
+    fn refresh_status(&mut self, game: bool) {
+        let core = self.core.as_ref();
+        let placement = core.and_then(|(_, c)| c.placement()).unwrap_or_default();
+        let orientation = core
+            .and_then(|(_, c)| c.orientation())
+            .map(|o| o.as_str().to_string())
+            .unwrap_or_default();
+        let serial = core.and_then(|(_, c)| c.serial()).unwrap_or_default();
+        let protocol = core
+            .map(|(p, _)| p.as_str().to_string())
+            .unwrap_or_default();
+        let pgn = game.then(|| self.pgn());
+        let next = BoardStatus {
+            connected: self.connected,
+            protocol,
+            device: self.device(),
+            serial,
+            orientation,
+            placement,
+            fen: self.game.fen().to_string(),
+            ply: self.game.ply(),
+            pgn: String::new(),
+            laws: self.setup.settings.laws.as_str().to_string(),
+        };
+        self.ch.status.send_if_modified(|s| {
+            let next = BoardStatus {
+                pgn: pgn.unwrap_or_else(|| s.pgn.clone()),
+                ..next
+            };
+            if *s == next {
+                return false;
+            }
+            *s = next;
+            true
+        });
+    }
+
+    fn pgn(&self) -> String {
+        if !self.game.started() {
+            return String::new();
+        }
+        let site = self.device();
+        self.game
+            .pgn(&[("Event", "eboardd game"), ("Site", site.as_str())])
+    }
+
+    fn start_recording(&mut self, protocol: Protocol) {
+        let Some(dir) = &self.setup.record_dir else {
+            return;
+        };
+        let unix_ms = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| u64::try_from(d.as_millis()).unwrap_or(0))
+            .unwrap_or(0);
+        let (_, stamp) = civil_date(unix_ms);
+        let path = dir.join(format!("{}-{stamp}.trace", board_key(&self.setup.device)));
+        let mut header = TraceHeader::new(protocol);
+        header.serial = Some(match protocol {
+            Protocol::Dgt => "9600 8N1".to_string(),
+            Protocol::Millennium => "38400 7O1".to_string(),
+        });
+        header.other.push(("device".to_string(), self.device()));
+        let writer = std::fs::create_dir_all(dir)
+            .and_then(|()| File::create(&path))
+            .and_then(|f| TraceWriter::new(BufWriter::new(f), &header));
+        match writer {
+            Ok(w) => self.recorder = Some((w, Instant::now())),
+            Err(e) => tracing::warn!("cannot record {}: {e}", path.display()),
+        }
+    }
+
+    fn record(&mut self, dir: Direction, bytes: &[u8]) {
+        if let Some((w, start)) = &mut self.recorder {
+            let t = Time::from_micros(u64::try_from(start.elapsed().as_micros()).unwrap_or(0));
+            if let Err(e) = w.write(t, dir, bytes).and_then(|()| w.flush()) {
+                tracing::warn!("recording stopped: {e}");
+                self.recorder = None;
+            }
+        }
+    }
+}
+
+async fn sleep_until_opt(deadline: Option<Instant>) {
+    match deadline {
+        Some(d) => tokio::time::sleep_until(d).await,
+        None => std::future::pending().await,
+    }
+}

@@ -1,0 +1,472 @@
+//! The daemon's configuration: a TOML file, then the command line on top.
+//!
+//! The file (`/etc/eboardd/config.toml` for the system service, or `--config FILE`) names
+//! the boards and how each is read: device, protocol (`auto` probes), orientation, player
+//! names and settle window, plus daemon-wide defaults (state directory, edition of the
+//! Laws, touch-move mode). Unknown keys are rejected and every error names the line, so a
+//! typo never silently changes how a game is judged. This module only reads settings; it
+//! knows nothing of ports, tasks or D-Bus.
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::str::FromStr;
+use std::time::Duration;
+
+use serde::Deserialize;
+
+use crate::event::Orientation;
+use crate::protocol::Protocol;
+
+/// Where the system service reads its configuration.
+pub const SYSTEM_CONFIG: &str = "/etc/eboardd/config.toml";
+
+/// The settle window when none is configured.
+pub const DEFAULT_SETTLE: Duration = Duration::from_millis(300);
+
+/// The longest settle window accepted.
+pub const MAX_SETTLE: Duration = Duration::from_secs(10);
+
+/// Why the configuration could not be read.
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    /// The file could not be read.
+    #[error("cannot read {path}: {source}")]
+    Read {
+        /// The file.
+        path: PathBuf,
+        /// What the system said.
+        source: std::io::Error,
+    },
+    /// The file is not valid (the message names the line and column).
+    #[error("{origin}: {message}")]
+    Invalid {
+        /// The file (or `<string>`).
+        origin: String,
+        /// What is wrong and where, as the TOML reader says it.
+        message: String,
+    },
+}
+
+/// The whole configuration file.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Config {
+    /// Daemon-wide settings (`[daemon]`).
+    #[serde(default)]
+    pub daemon: DaemonSettings,
+    /// The boards (`[[board]]`, any number).
+    #[serde(default, rename = "board")]
+    pub boards: Vec<BoardConfig>,
+}
+
+/// Daemon-wide settings; each may be overridden on the command line.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct DaemonSettings {
+    /// Where journals and finished games are kept.
+    pub state_dir: Option<PathBuf>,
+    /// The edition of the FIDE Laws the arbiter applies.
+    pub laws: Option<Laws>,
+    /// What to do about touch-move breaches.
+    pub touch_move: Option<TouchMove>,
+    /// Write every board's traffic as traces into this directory.
+    pub record_dir: Option<PathBuf>,
+}
+
+/// One board as configured.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct BoardConfig {
+    /// The serial device (`/dev/serial/by-id/…`, `/dev/ttyUSB0`, `/dev/rfcomm0`).
+    pub device: PathBuf,
+    /// The protocol, or `auto` to probe.
+    #[serde(default)]
+    pub protocol: ProtocolChoice,
+    /// Which way round the board stands, or `auto` to tell from the start position.
+    #[serde(default)]
+    pub orientation: OrientationChoice,
+    /// White's name, for PGN.
+    pub white: Option<String>,
+    /// Black's name, for PGN.
+    pub black: Option<String>,
+    /// How long a placed piece must rest before the move counts as released.
+    #[serde(default, rename = "settle-ms")]
+    pub settle: Settle,
+}
+
+impl BoardConfig {
+    /// A board on `device` with every other setting at its default.
+    pub fn for_device(device: impl Into<PathBuf>) -> Self {
+        BoardConfig {
+            device: device.into(),
+            protocol: ProtocolChoice::Auto,
+            orientation: OrientationChoice::Auto,
+            white: None,
+            black: None,
+            settle: Settle::default(),
+        }
+    }
+}
+
+impl Config {
+    /// Parses configuration text; `origin` names it in errors.
+    pub fn parse(text: &str, origin: &str) -> Result<Config, ConfigError> {
+        let config: Config = toml::from_str(text).map_err(|e| ConfigError::Invalid {
+            origin: origin.to_string(),
+            message: e.to_string().trim_end().to_string(),
+        })?;
+        config.check(origin)?;
+        Ok(config)
+    }
+
+    /// Reads the file at `path`.
+    pub fn load(path: &Path) -> Result<Config, ConfigError> {
+        let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Read {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        Config::parse(&text, &path.display().to_string())
+    }
+
+    /// Reads the file at `path` if it exists; a missing file is an empty configuration.
+    pub fn load_if_present(path: &Path) -> Result<Config, ConfigError> {
+        match std::fs::read_to_string(path) {
+            Ok(text) => Config::parse(&text, &path.display().to_string()),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Config::default()),
+            Err(source) => Err(ConfigError::Read {
+                path: path.to_path_buf(),
+                source,
+            }),
+        }
+    }
+
+    fn check(&self, origin: &str) -> Result<(), ConfigError> {
+        for (i, a) in self.boards.iter().enumerate() {
+            if self.boards[..i].iter().any(|b| b.device == a.device) {
+                return Err(ConfigError::Invalid {
+                    origin: origin.to_string(),
+                    message: format!(
+                        "board {} names device {} again; each device may be configured once",
+                        i + 1,
+                        a.device.display()
+                    ),
+                });
+            }
+        }
+        Ok(())
+    }
+
+    /// Adds a board for each of `devices` that the file does not already configure.
+    pub fn add_devices(&mut self, devices: &[PathBuf]) {
+        for device in devices {
+            if !self.boards.iter().any(|b| &b.device == device) {
+                self.boards.push(BoardConfig::for_device(device.clone()));
+            }
+        }
+    }
+}
+
+/// A protocol, or `auto` to probe for it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ProtocolChoice {
+    /// Probe: DGT first, then Millennium.
+    #[default]
+    Auto,
+    /// Always this protocol.
+    Fixed(Protocol),
+}
+
+impl FromStr for ProtocolChoice {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        if s.trim().eq_ignore_ascii_case("auto") {
+            return Ok(ProtocolChoice::Auto);
+        }
+        s.parse::<Protocol>()
+            .map(ProtocolChoice::Fixed)
+            .map_err(|_| format!("unknown protocol {s:?} (expected auto, dgt or millennium)"))
+    }
+}
+
+impl fmt::Display for ProtocolChoice {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ProtocolChoice::Auto => f.write_str("auto"),
+            ProtocolChoice::Fixed(p) => p.fmt(f),
+        }
+    }
+}
+
+/// Which way round a board stands, or `auto`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum OrientationChoice {
+    /// Tell from the start position.
+    #[default]
+    Auto,
+    /// Always this way round.
+    Fixed(Orientation),
+}
+
+impl OrientationChoice {
+    /// The fixed orientation, if any.
+    pub fn fixed(self) -> Option<Orientation> {
+        match self {
+            OrientationChoice::Auto => None,
+            OrientationChoice::Fixed(o) => Some(o),
+        }
+    }
+}
+
+impl FromStr for OrientationChoice {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "auto" => Ok(OrientationChoice::Auto),
+            "normal" => Ok(OrientationChoice::Fixed(Orientation::Normal)),
+            "rotated" => Ok(OrientationChoice::Fixed(Orientation::Rotated)),
+            _ => Err(format!(
+                "unknown orientation {s:?} (expected auto, normal or rotated)"
+            )),
+        }
+    }
+}
+
+/// The edition of the FIDE Laws the arbiter applies.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum Laws {
+    /// The 2023 Laws (the default).
+    #[default]
+    Fide2023,
+    /// The 2014 Laws (Article 4 unchanged in 2018).
+    Fide2014,
+    /// The classic text.
+    FideClassic,
+}
+
+impl Laws {
+    /// The edition's name as written in events and on the command line.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Laws::Fide2023 => "fide-2023",
+            Laws::Fide2014 => "fide-2014",
+            Laws::FideClassic => "fide-classic",
+        }
+    }
+}
+
+impl FromStr for Laws {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s.trim() {
+            "fide-2023" => Ok(Laws::Fide2023),
+            "fide-2014" => Ok(Laws::Fide2014),
+            "fide-classic" => Ok(Laws::FideClassic),
+            _ => Err(format!(
+                "unknown edition of the Laws {s:?} (expected fide-2023, fide-2014 or fide-classic)"
+            )),
+        }
+    }
+}
+
+impl fmt::Display for Laws {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// What the arbiter does about touch-move breaches.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum TouchMove {
+    /// Publish the move and the violation (the default).
+    #[default]
+    Report,
+    /// Withhold a move that breaks 4.3/4.4 until the board is put right (training).
+    Enforce,
+    /// Report nothing.
+    Off,
+}
+
+impl TouchMove {
+    /// The mode's name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            TouchMove::Report => "report",
+            TouchMove::Enforce => "enforce",
+            TouchMove::Off => "off",
+        }
+    }
+}
+
+impl FromStr for TouchMove {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s.trim() {
+            "report" => Ok(TouchMove::Report),
+            "enforce" => Ok(TouchMove::Enforce),
+            "off" => Ok(TouchMove::Off),
+            _ => Err(format!(
+                "unknown touch-move mode {s:?} (expected report, enforce or off)"
+            )),
+        }
+    }
+}
+
+/// The settle window, configured in milliseconds (`settle-ms`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Settle(pub Duration);
+
+impl Default for Settle {
+    fn default() -> Self {
+        Settle(DEFAULT_SETTLE)
+    }
+}
+
+impl TryFrom<i64> for Settle {
+    type Error = String;
+    fn try_from(ms: i64) -> Result<Self, Self::Error> {
+        let max = MAX_SETTLE.as_millis() as i64;
+        if (1..=max).contains(&ms) {
+            Ok(Settle(Duration::from_millis(ms as u64)))
+        } else {
+            Err(format!(
+                "settle-ms must be between 1 and {max} milliseconds, not {ms}"
+            ))
+        }
+    }
+}
+
+macro_rules! deserialize_from_str {
+    ($($t:ty),*) => {$(
+        impl<'de> Deserialize<'de> for $t {
+            fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+                let s = String::deserialize(d)?;
+                s.parse().map_err(serde::de::Error::custom)
+            }
+        }
+    )*};
+}
+deserialize_from_str!(ProtocolChoice, OrientationChoice, Laws, TouchMove);
+
+impl<'de> Deserialize<'de> for Settle {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let ms = i64::deserialize(d)?;
+        Settle::try_from(ms).map_err(serde::de::Error::custom)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_full_file_reads_into_boards_and_defaults() {
+        let text = r#"
+[daemon]
+state-dir = "/var/lib/eboardd"
+laws = "fide-2014"
+touch-move = "enforce"
+
+[[board]]
+device = "/dev/ttyUSB0"
+protocol = "dgt"
+orientation = "rotated"
+white = "Anna"
+black = "Boris"
+settle-ms = 250
+
+[[board]]
+device = "/dev/rfcomm0"
+"#;
+        let c = Config::parse(text, "test.toml").expect("valid");
+        assert_eq!(c.daemon.laws, Some(Laws::Fide2014));
+        assert_eq!(c.daemon.touch_move, Some(TouchMove::Enforce));
+        assert_eq!(c.boards.len(), 2);
+        assert_eq!(c.boards[0].protocol, ProtocolChoice::Fixed(Protocol::Dgt));
+        assert_eq!(
+            c.boards[0].orientation,
+            OrientationChoice::Fixed(Orientation::Rotated)
+        );
+        assert_eq!(c.boards[0].white.as_deref(), Some("Anna"));
+        assert_eq!(c.boards[0].settle, Settle(Duration::from_millis(250)));
+        assert_eq!(c.boards[1].protocol, ProtocolChoice::Auto);
+        assert_eq!(c.boards[1].settle, Settle(DEFAULT_SETTLE));
+    }
+
+    #[test]
+    fn unknown_key_is_rejected_with_its_line() {
+        let text = "[[board]]\ndevice = \"/dev/ttyUSB0\"\nsettle = 300\n";
+        let err = Config::parse(text, "x.toml").expect_err("unknown key");
+        let msg = err.to_string();
+        assert!(msg.contains("x.toml"), "{msg}");
+        assert!(msg.contains("line 3"), "{msg}");
+        assert!(msg.contains("settle"), "{msg}");
+    }
+
+    #[test]
+    fn bad_values_are_rejected_with_their_line() {
+        for (text, line, word) in [
+            (
+                "[[board]]\ndevice = \"/d\"\nprotocol = \"dtg\"\n",
+                "line 3",
+                "dtg",
+            ),
+            (
+                "[[board]]\ndevice = \"/d\"\n\nsettle-ms = 0\n",
+                "line 4",
+                "settle-ms",
+            ),
+            ("[daemon]\nlaws = \"fide-2020\"\n", "line 2", "fide-2020"),
+            ("[daemon]\ntouch-move = \"strict\"\n", "line 2", "strict"),
+            (
+                "[[board]]\norientation = \"left\"\ndevice = \"/d\"\n",
+                "line 2",
+                "left",
+            ),
+        ] {
+            let msg = Config::parse(text, "c.toml").expect_err(text).to_string();
+            assert!(msg.contains(line), "{text}: {msg}");
+            assert!(msg.contains(word), "{text}: {msg}");
+        }
+    }
+
+    #[test]
+    fn board_without_device_is_rejected() {
+        let msg = Config::parse("[[board]]\nprotocol = \"dgt\"\n", "c.toml")
+            .expect_err("no device")
+            .to_string();
+        assert!(msg.contains("device"), "{msg}");
+    }
+
+    #[test]
+    fn same_device_twice_is_rejected() {
+        let text = "[[board]]\ndevice = \"/d\"\n[[board]]\ndevice = \"/d\"\n";
+        let msg = Config::parse(text, "c.toml")
+            .expect_err("twice")
+            .to_string();
+        assert!(msg.contains("/d"), "{msg}");
+    }
+
+    #[test]
+    fn missing_default_file_is_an_empty_configuration() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let c = Config::load_if_present(&dir.path().join("none.toml")).expect("missing is fine");
+        assert_eq!(c, Config::default());
+        assert!(Config::load(&dir.path().join("none.toml")).is_err());
+    }
+
+    #[test]
+    fn command_line_devices_join_the_configured_ones_once() {
+        let mut c =
+            Config::parse("[[board]]\ndevice = \"/a\"\nprotocol = \"dgt\"\n", "c").expect("valid");
+        c.add_devices(&[PathBuf::from("/a"), PathBuf::from("/b")]);
+        assert_eq!(c.boards.len(), 2);
+        assert_eq!(c.boards[0].protocol, ProtocolChoice::Fixed(Protocol::Dgt));
+        assert_eq!(c.boards[1].device, PathBuf::from("/b"));
+    }
+
+    #[test]
+    fn shipped_example_configuration_is_valid() {
+        let text = include_str!("../../systemd/config.toml");
+        Config::parse(text, "systemd/config.toml").expect("the shipped file reads");
+    }
+}

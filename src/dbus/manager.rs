@@ -1,0 +1,76 @@
+//! The manager object: `org.eboardd.EBoard1.Manager` at `/org/eboardd/EBoard1`.
+//!
+//! It attaches and detaches devices (udev's `eboardctl@.service` calls it), lists the
+//! boards, and announces boards as they come and go. The same object carries
+//! `org.freedesktop.DBus.ObjectManager`, so clients can enumerate every board at once.
+
+use std::path::PathBuf;
+
+use zbus::object_server::SignalEmitter;
+use zbus::{ObjectPath, OwnedObjectPath, interface};
+
+use super::error::Error;
+use super::{Exporter, board_path};
+use crate::daemon::Daemon;
+
+/// The manager object.
+pub struct ManagerObject {
+    daemon: Daemon,
+    exporter: Exporter,
+}
+
+impl ManagerObject {
+    /// The manager of `daemon`'s boards.
+    pub fn new(daemon: Daemon, exporter: Exporter) -> Self {
+        ManagerObject { daemon, exporter }
+    }
+}
+
+/// The electronic chessboards eboardd follows.
+#[interface(name = "org.eboardd.EBoard1.Manager")]
+impl ManagerObject {
+    /// Attaches the serial device at this absolute path and returns its board's object.
+    /// The device's configured settings apply; attaching a device already attached returns
+    /// its object.
+    async fn attach_device(&self, path: String) -> Result<OwnedObjectPath, Error> {
+        let device = PathBuf::from(&path);
+        if !device.is_absolute() {
+            return Err(Error::InvalidArgs(format!(
+                "the device path must be absolute: {path:?}"
+            )));
+        }
+        if !device.exists() {
+            return Err(Error::InvalidArgs(format!("no such device: {path}")));
+        }
+        let handle = self.daemon.attach_device(&device).await?;
+        self.exporter.sync().await?;
+        Ok(OwnedObjectPath::try_from(board_path(handle.id()))?)
+    }
+
+    /// Detaches the board on this device; its game stays journalled.
+    async fn detach_device(&self, path: String) -> Result<(), Error> {
+        self.daemon.detach(&PathBuf::from(&path)).await?;
+        self.exporter.sync().await?;
+        Ok(())
+    }
+
+    /// The boards' objects.
+    #[zbus(property)]
+    async fn boards(&self) -> Vec<OwnedObjectPath> {
+        self.exporter.paths().await
+    }
+
+    /// A board was attached.
+    #[zbus(signal)]
+    pub async fn board_added(
+        emitter: &SignalEmitter<'_>,
+        board: ObjectPath<'_>,
+    ) -> zbus::Result<()>;
+
+    /// A board was detached.
+    #[zbus(signal)]
+    pub async fn board_removed(
+        emitter: &SignalEmitter<'_>,
+        board: ObjectPath<'_>,
+    ) -> zbus::Result<()>;
+}

@@ -1,0 +1,148 @@
+//! An emulated board on a pseudo-terminal, playing a hand's timeline in real or scaled time.
+//!
+//! [`PtyBoard`] is the thin shell around an [`EmulatedBoard`]: it owns the master end of a
+//! pseudo-terminal pair and keeps the slave end open, so a host (the daemon, `eboardd
+//! record`, a test) can open [`PtyBoard::path`] as if it were the board's serial port. Its
+//! [`run`](PtyBoard::run) loop maps wall time to the timeline's virtual time (`speed` times
+//! faster), reads what the host writes, runs the board's scans when they fall due and
+//! writes the board's bytes when they would have arrived. It is the only part of `sim` that
+//! touches a clock or a file descriptor, and it blocks the calling thread: run it on a
+//! thread of its own.
+
+use std::io::{self, Read, Write};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+use serialport::{SerialPort, TTYPort};
+
+use super::device::{EmulatedBoard, Transmission};
+use super::timeline::{Cursor, Timeline};
+use crate::time::Time;
+
+/// The longest the loop waits for the host before looking at the board again.
+const POLL: Duration = Duration::from_millis(5);
+
+/// What a run did.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct RunStats {
+    /// Bytes the host wrote.
+    pub host_bytes: usize,
+    /// Bytes the board sent.
+    pub board_bytes: usize,
+    /// The virtual time reached.
+    pub reached: Time,
+}
+
+/// An emulated board behind a pseudo-terminal.
+#[derive(Debug)]
+pub struct PtyBoard {
+    board: EmulatedBoard,
+    master: TTYPort,
+    // Kept open so that the pseudo-terminal stays usable while hosts open and close it.
+    slave: TTYPort,
+    path: String,
+    speed: f64,
+}
+
+impl PtyBoard {
+    /// A new pseudo-terminal with `board` on its master end; the timeline will play
+    /// `speed` times faster than real time (1.0: real time).
+    pub fn open(board: EmulatedBoard, speed: f64) -> io::Result<PtyBoard> {
+        let (master, slave) = TTYPort::pair().map_err(io::Error::from)?;
+        let path = slave
+            .name()
+            .ok_or_else(|| io::Error::other("the pseudo-terminal has no name"))?;
+        Ok(PtyBoard {
+            board,
+            master,
+            slave,
+            path,
+            speed: if speed.is_finite() && speed > 0.0 {
+                speed
+            } else {
+                1.0
+            },
+        })
+    }
+
+    /// The path a host opens: the slave end (`/dev/pts/N`).
+    pub fn path(&self) -> &str {
+        &self.path
+    }
+
+    /// The slave end, for a host in the same process.
+    pub fn slave(&self) -> &TTYPort {
+        &self.slave
+    }
+
+    /// The emulated board.
+    pub fn board(&self) -> &EmulatedBoard {
+        &self.board
+    }
+
+    /// Plays `timeline` from its start until the virtual time `until`, or until `stop` is
+    /// set. The board answers the host throughout.
+    pub fn run(
+        &mut self,
+        timeline: &Timeline,
+        until: Time,
+        stop: &AtomicBool,
+    ) -> io::Result<RunStats> {
+        let origin = Instant::now();
+        let speed = self.speed;
+        let virtual_now = || {
+            let wall = origin.elapsed().as_secs_f64() * speed;
+            Time::from_micros((wall * 1e6) as u64)
+        };
+        let mut cursor = Cursor::new(timeline);
+        let mut pending: std::collections::VecDeque<Transmission> = Default::default();
+        let mut stats = RunStats::default();
+        let mut buf = [0u8; 512];
+        loop {
+            let now = virtual_now();
+            stats.reached = now;
+            if now > until || stop.load(Ordering::Relaxed) {
+                break;
+            }
+            while self.board.poll_timeout() <= now {
+                cursor.advance_to(self.board.poll_timeout());
+                self.board.handle_timeout(&cursor);
+            }
+            while let Some(t) = self.board.poll_transmit() {
+                pending.push_back(t);
+            }
+            while pending.front().is_some_and(|t| t.end <= now) {
+                if let Some(t) = pending.pop_front() {
+                    self.master.write_all(&t.bytes)?;
+                    stats.board_bytes += t.bytes.len();
+                }
+            }
+            // Wait for the host until the next thing the board must do.
+            let next = pending.front().map_or(self.board.poll_timeout(), |t| {
+                t.end.min(self.board.poll_timeout())
+            });
+            let wait_virtual = next.saturating_since(now);
+            let wait = Duration::from_secs_f64(wait_virtual.as_secs_f64() / speed).min(POLL);
+            self.master
+                .set_timeout(wait.max(Duration::from_micros(200)))
+                .map_err(io::Error::from)?;
+            match self.master.read(&mut buf) {
+                Ok(0) => {}
+                Ok(n) => {
+                    stats.host_bytes += n;
+                    let at = virtual_now();
+                    while self.board.poll_timeout() <= at {
+                        cursor.advance_to(self.board.poll_timeout());
+                        self.board.handle_timeout(&cursor);
+                    }
+                    self.board.handle_host_bytes(at, &buf[..n]);
+                }
+                Err(e) if e.kind() == io::ErrorKind::TimedOut => {}
+                // No host has the port open right now.
+                Err(e) if e.raw_os_error() == Some(5) => std::thread::sleep(POLL),
+                Err(e) => return Err(e),
+            }
+        }
+        Ok(stats)
+    }
+}

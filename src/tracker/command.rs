@@ -1,0 +1,55 @@
+//! Commands from users into the tracker: a new game from a given position, and a game taken
+//! over from a journal after a restart.
+
+use shakmaty::Position;
+use shakmaty::uci::UciMove;
+
+use super::explain::BaseMoves;
+use super::game::Game;
+use super::start::Start;
+use super::{Tracker, TrackerError};
+use crate::time::Time;
+
+impl Tracker {
+    /// Starts a new game from `fen` at `now`, whatever the board shows (a user's command):
+    /// a `new_game` event follows, and the board is then explained from that position.
+    pub fn command_new_game(&mut self, now: Time, fen: &str) -> Result<(), TrackerError> {
+        let start = Start::from_fen(fen).map_err(TrackerError::StartFen)?;
+        self.start_game(now, start);
+        self.evaluate(now, false);
+        Ok(())
+    }
+
+    /// Takes over a game already played and published (after a restart): the start `fen`
+    /// and the moves in UCI notation. No events are written for what was already
+    /// published; the board is then explained from the position after the last move, so
+    /// moves made while eboardd was away are found as usual.
+    pub fn resume(&mut self, now: Time, fen: &str, moves: &[String]) -> Result<(), TrackerError> {
+        let start = Start::from_fen(fen).map_err(TrackerError::StartFen)?;
+        let mut game = Game::new(start);
+        for (i, text) in moves.iter().enumerate() {
+            let mv = UciMove::from_ascii(text.as_bytes())
+                .ok()
+                .and_then(|u| u.to_move(game.position()).ok())
+                .filter(|m| game.position().is_legal(*m))
+                .ok_or_else(|| {
+                    TrackerError::StartFen(format!(
+                        "move {} ({text}) of the game to resume is not legal",
+                        i + 1
+                    ))
+                })?;
+            game.push(mv, now, Vec::new());
+        }
+        self.base = Some(BaseMoves::new(game.position().clone()));
+        self.game = Some(game);
+        self.log.clear();
+        *self.evidence = Default::default();
+        self.ghost = shakmaty::Bitboard::EMPTY;
+        self.reported = shakmaty::Bitboard::EMPTY;
+        self.clock_at = None;
+        if self.seen {
+            self.evaluate(now, true);
+        }
+        Ok(())
+    }
+}
