@@ -23,7 +23,7 @@ impl MoveGate for Gatekeeper {
         if !self.enforce {
             return true;
         }
-        let (events, previous) = ply_input(game, game.len(), log, self.rules.margins.order);
+        let (events, previous) = ply_input(game, game.len(), log, m, self.rules.margins.order);
         let found = judge::judge(&self.rules, game.position(), m, &events, previous);
         !found.iter().any(|f| f.rule.enforced())
     }
@@ -51,6 +51,7 @@ pub(super) fn ply_input(
     game: &Game,
     index: usize,
     log: &[SquareEvent],
+    mv: Move,
     margin: Duration,
 ) -> (Vec<SquareEvent>, Option<Previous>) {
     let prev = index.checked_sub(1).and_then(|i| game.plies().get(i));
@@ -60,6 +61,29 @@ pub(super) fn ply_input(
         }
         _ => Vec::new(),
     };
+    // A carried square whose next change in `log` does not start from what the carried
+    // events left there, or which `log` leaves alone although the move ends with something
+    // else there, changed unseen in between (moves were taken back meanwhile): its carried
+    // events are stale.
+    let after = game.position_at(index).map(|p| {
+        let mut p = p.clone();
+        p.play_unchecked(mv);
+        p
+    });
+    let stale: Bitboard = out
+        .iter()
+        .map(|e| e.square)
+        .filter(|&sq| {
+            let left = out.iter().rev().find(|e| e.square == sq).map(|e| e.after);
+            let next = log
+                .iter()
+                .find(|e| e.square == sq)
+                .map(|e| e.before)
+                .or_else(|| after.as_ref().map(|p| p.board().piece_at(sq)));
+            matches!((left, next), (Some(l), Some(n)) if l != n)
+        })
+        .collect();
+    out.retain(|e| !stale.contains(e.square));
     out.extend_from_slice(log);
     let previous = prev.map(|p| Previous {
         squares: destinations(p.mv),

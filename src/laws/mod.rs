@@ -70,8 +70,8 @@ pub struct Arbiter {
     /// before that is the mover changing their mind: 4.7).
     last_move: Option<LastMove>,
     /// The last move taken back by its player, with how long its piece had rested: a 4.7
-    /// breach once the same ply is played again (a further takeback means the players are
-    /// taking moves back, and cancels it).
+    /// breach once the same ply is played again with another move (a further takeback, or
+    /// the same move played again, is the players taking moves back: no breach).
     taken_back: Option<(LastMove, Duration)>,
     /// The last still board looked at for a completed illegal move, with its ply.
     still_seen: Option<(u32, Board)>,
@@ -81,8 +81,11 @@ pub struct Arbiter {
 #[derive(Debug, Clone, Copy)]
 struct LastMove {
     ply: u32,
+    mv: Move,
     /// When its last change was reported.
     placed: Time,
+    /// When its piece was first lifted again, if it was.
+    lifted: Option<Time>,
     piece: Piece,
     origin: Square,
     dest: Square,
@@ -142,15 +145,26 @@ impl Arbiter {
                     .last_move
                     .take()
                     .filter(|last| last.ply == ply + 1)
-                    .map(|last| (last, now.saturating_since(last.placed)))
+                    .map(|last| {
+                        (
+                            last,
+                            last.lifted.unwrap_or(now).saturating_since(last.placed),
+                        )
+                    })
                     .filter(|(_, rested)| *rested >= self.cfg.release);
             }
             GameEvent::Move { ply, uci, .. } => {
                 let ply = *ply;
                 self.lapse(now, |c| c.ply < ply, "the claimant has moved");
                 let taken_back = self.taken_back.take();
+                let replaced = view
+                    .game
+                    .and_then(|g| g.plies().get((ply as usize).saturating_sub(1)))
+                    .map(|p| p.mv);
                 self.judge_confirmed(now, ply, uci, view);
-                if let Some((last, rested)) = taken_back.filter(|(l, _)| l.ply == ply) {
+                if let Some((last, rested)) = taken_back.filter(|(l, _)| l.ply == ply)
+                    && replaced.is_some_and(|m| m != last.mv)
+                {
                     self.report_taken_back(now, last, rested);
                 }
                 self.new_ply();
@@ -165,6 +179,15 @@ impl Arbiter {
         self.timeout = None;
         let Some(game) = view.game else { return };
         let ply = game.len() as u32;
+        if let Some(last) = &mut self.last_move
+            && last.lifted.is_none()
+        {
+            last.lifted = view
+                .pending
+                .iter()
+                .find(|e| e.square == last.dest && e.before.is_some())
+                .map(|e| e.t);
+        }
         if !self.claims.is_empty() || self.last_move.is_some() {
             let touched = claimant_touch(game.position(), view.pending);
             if touched.is_some() {
@@ -220,11 +243,13 @@ impl Arbiter {
             // Replaced within the same step; the later `move` event judges the new one.
             return;
         }
-        let (events, previous) = ply_input(game, index, &p.log, self.cfg.order_margin);
+        let (events, previous) = ply_input(game, index, &p.log, p.mv, self.cfg.order_margin);
         if let Some(origin) = p.mv.from() {
             self.last_move = before.board().piece_at(origin).map(|piece| LastMove {
                 ply,
+                mv: p.mv,
                 placed: p.log.last().map_or(p.confirmed_at, |e| e.t),
+                lifted: None,
                 piece,
                 origin,
                 dest: destinations(p.mv)
@@ -252,8 +277,8 @@ impl Arbiter {
     }
 
     /// The last move was taken back by its player before the opponent touched anything,
-    /// after its piece had rested long enough to count as released, and the ply was then
-    /// played again: 4.7.
+    /// after its piece had rested long enough to count as released, and another move was
+    /// then played instead: 4.7.
     fn report_taken_back(&mut self, now: Time, last: LastMove, rested: Duration) {
         if self.cfg.touch_move == TouchMove::Off {
             return;
@@ -264,7 +289,7 @@ impl Arbiter {
             due: Due::Nothing,
             seen: format!(
                 "{} was put down on {} (a legal move) and left there {:.1} s, then taken back \
-                 to {}",
+                 to {} and another move made instead",
                 judge::name(last.piece, last.origin),
                 last.dest,
                 rested.as_secs_f64(),
@@ -291,7 +316,8 @@ impl Arbiter {
         self.held_seen = Some((ply, m));
         self.withheld |= destinations(m);
         let before = game.position();
-        let (events, previous) = ply_input(game, game.len(), view.pending, self.cfg.order_margin);
+        let (events, previous) =
+            ply_input(game, game.len(), view.pending, m, self.cfg.order_margin);
         let findings = judge::judge(&self.rules(view.identity), before, m, &events, previous);
         for f in findings.iter().filter(|f| f.rule.enforced()) {
             self.publish(now, ply, f, !before.turn(), false);
