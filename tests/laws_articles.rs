@@ -499,35 +499,6 @@ fn article_4_3a_king_put_back_then_rook_moved_is_not_4_4c() {
     one(&run_2023(&hand), 1, "4.3a", Some("e1"));
 }
 
-fn taken_back_home() -> Hand {
-    Hand::start()
-        .play("e2", "e4", 'P')
-        .play("e7", "e5", 'p')
-        .play("g1", "f3", 'N')
-        .play("f3", "g1", 'N')
-        .play("d2", "d4", 'P')
-}
-
-#[test]
-fn article_4_7_released_piece_taken_back_home_2023() {
-    // 1. e4 e5 2. Nf3 released, then put back on g1 and d4 played instead: the tracker
-    // sees a takeback of ply 3.
-    let run = run_2023(&taken_back_home());
-    let v = one(&run, 3, "4.7", Some("f3"));
-    assert!(v.detail.contains("taken back to g1"), "{}", v.detail);
-    assert_eq!(run.game(), ["e2e4", "e7e5", "d2d4"]);
-}
-
-#[test]
-fn article_4_6_released_piece_taken_back_home_2014() {
-    one(
-        &report(Edition::Fide2014, &taken_back_home()),
-        3,
-        "4.6",
-        Some("f3"),
-    );
-}
-
 #[test]
 fn article_4_3b_previous_player_centring_their_piece_is_no_touch() {
     // 1. e4 d5 2. exd5: White centres the pawn on d5 right after, then Black plays Nf6
@@ -558,58 +529,4 @@ fn article_4_3b_previous_player_centring_their_piece_is_no_touch() {
         .touch("d5", 'P')
         .play("g8", "f6", 'n');
     one(&run_2023(&hand), 2, "4.3b", Some("d5"));
-}
-
-#[test]
-fn article_4_7_agreed_takeback_of_two_plies_is_no_breach() {
-    // 1. e4 e5 2. Nf3, then both moves taken back one after the other, and 1... d5.
-    let hand = Hand::start()
-        .play("e2", "e4", 'P')
-        .play("e7", "e5", 'p')
-        .play("g1", "f3", 'N')
-        .play("f3", "g1", 'N')
-        .play("e5", "e7", 'p')
-        .play("d7", "d5", 'p');
-    let run = run_2023(&hand);
-    none(&run);
-    assert_eq!(run.game(), ["e2e4", "d7d5"], "{}", run.lines());
-}
-
-#[test]
-fn article_4_7_same_move_played_again_after_a_takeback_is_no_breach() {
-    // 2. Nf3 taken back, then 2. Nf3 again: the players replaying, not a change of mind.
-    let hand = Hand::start()
-        .play("e2", "e4", 'P')
-        .play("e7", "e5", 'p')
-        .play("g1", "f3", 'N')
-        .play("f3", "g1", 'N')
-        .play("g1", "f3", 'N');
-    let run = run_2023(&hand);
-    none(&run);
-    assert_eq!(run.game(), ["e2e4", "e7e5", "g1f3"]);
-}
-
-#[test]
-fn article_4_3a_after_a_takeback_the_old_first_lift_does_not_count() {
-    // Black lifts e7 just before White's e4 lands (the lift is logged with ply 1 and
-    // belongs to ply 2); e5 is played, taken back (same player, at once), then Black touches
-    // the g8 knight and plays d5: the knight was touched first, not the e7 pawn.
-    let hand = Hand::start()
-        .lift("e2")
-        .wait(250.0)
-        .lift("e7")
-        .wait(50.0)
-        .place("e4", 'P')
-        .wait(250.0)
-        .place("e5", 'p')
-        .wait(300.0)
-        .lift("e5")
-        .wait(200.0)
-        .place("e7", 'p')
-        .wait(1000.0)
-        .touch("g8", 'n')
-        .play("d7", "d5", 'p');
-    let run = run_2023(&hand);
-    assert_eq!(run.game(), ["e2e4", "d7d5"], "{}", run.lines());
-    one(&run, 2, "4.3a", Some("g8"));
 }
