@@ -6,7 +6,8 @@
 //! the benchmarks all drive this same type, so they all take the same path. Like the layers
 //! it joins, it owns no port, no clock and no task: callers hand it `now`.
 //!
-//! - handlers: [`BoardCore::handle_input`], [`BoardCore::handle_timeout`]
+//! - handlers: [`BoardCore::handle_input`], [`BoardCore::handle_timeout`],
+//!   [`BoardCore::handle_reconnected`]
 //! - polls: [`BoardCore::poll_event`], [`BoardCore::poll_sensed`], [`BoardCore::poll_timeout`]
 //! - getters: [`BoardCore::sensing`]
 
@@ -118,6 +119,12 @@ impl BoardCore {
             }
         }
         self.collect();
+    }
+
+    /// The link to the board came back after a loss: its next full report is taken as a
+    /// whole (see [`Sensing::resync`]), so moves made meanwhile are recovered together.
+    pub fn handle_reconnected(&mut self) {
+        self.sensing.resync();
     }
 
     /// Lets timers due at or before `now` fire.

@@ -216,6 +216,7 @@ impl PipelineCore {
 
 impl Core for PipelineCore {
     fn handle_connected(&mut self, now: Time) {
+        self.core.handle_reconnected();
         self.transmit.extend(match self.protocol {
             Protocol::Dgt => dgt::startup_commands(),
             Protocol::Millennium => millennium::startup_commands(),

@@ -62,7 +62,8 @@ pub enum Sensed {
         /// Why.
         reason: String,
     },
-    /// A whole board: the first report, or a report after the orientation turned.
+    /// A whole board: the first report, the first report after the link came back
+    /// ([`Sensing::resync`]), or a report after the orientation turned.
     Board {
         /// When it arrived.
         t: Time,
@@ -149,6 +150,7 @@ pub struct Sensing {
     orientation_fixed: bool,
     expected: Option<Board>,
     reported: bool,
+    resync: bool,
     clock: clock::ClockState,
     out: VecDeque<Sensed>,
 }
@@ -168,6 +170,7 @@ impl Sensing {
             orientation_fixed: config.orientation.is_some(),
             expected: config.expected,
             reported: false,
+            resync: false,
             clock: clock::ClockState::default(),
             out: VecDeque::new(),
         }
@@ -191,6 +194,18 @@ impl Sensing {
     /// The pieces as the sensors see them now, in chess coordinates.
     pub fn board(&self) -> Board {
         self.frame.to_board(self.orientation)
+    }
+
+    /// The link to the board was lost and is back: bytes of a message cut off by the loss
+    /// are dropped, and the next full report of the board is handed on whole
+    /// ([`Sensed::Board`] with `first` false) rather than square by square, since the
+    /// pieces may have moved in any way and any order meanwhile.
+    pub fn resync(&mut self) {
+        match &mut self.decoder {
+            Decoder::Dgt(d) => d.clear(),
+            Decoder::Millennium(d) => d.clear(),
+        }
+        self.resync = self.reported;
     }
 
     /// Handles bytes read from the board at `now`.
@@ -282,6 +297,12 @@ impl Sensing {
                 self.orientation = self.detect_orientation().unwrap_or(self.orientation);
             }
             self.push_board(now, true);
+            return;
+        }
+        if self.resync {
+            self.resync = false;
+            self.frame.set_all(pieces);
+            self.push_board(now, false);
             return;
         }
         for (index, piece) in pieces.into_iter().enumerate() {
@@ -444,6 +465,36 @@ mod tests {
         );
         s.handle_input(Time::ZERO, &dgt_dump(&setup, true));
         assert_eq!(first_board(&mut s), (setup, Orientation::Rotated));
+    }
+
+    #[test]
+    fn after_a_resync_the_next_dump_comes_whole_not_square_by_square() {
+        let mut s = Sensing::new(Protocol::Dgt, SensingConfig::default());
+        s.handle_input(Time::ZERO, &dgt_dump(&Board::new(), false));
+        first_board(&mut s);
+        let moved = "rnbqkbnr/pppp1ppp/8/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 0 1"
+            .parse::<Fen>()
+            .expect("fen")
+            .into_setup()
+            .board;
+        // Half a message, then the link drops.
+        s.handle_input(Time::from_millis(5), &[0x8e, 0x00]);
+        s.resync();
+        s.handle_input(Time::from_millis(10), &dgt_dump(&moved, false));
+        let items: Vec<Sensed> = std::iter::from_fn(|| s.poll()).collect();
+        assert!(
+            !items
+                .iter()
+                .any(|i| matches!(i, Sensed::Change { .. } | Sensed::Skipped { .. })),
+            "{items:?}"
+        );
+        assert!(items.iter().any(|i| matches!(
+            i,
+            Sensed::Board { board, first: false, .. } if *board == moved
+        )));
+        // Later reports are square changes again.
+        s.handle_input(Time::from_millis(20), &dgt_dump(&Board::new(), false));
+        assert!(std::iter::from_fn(|| s.poll()).any(|i| matches!(i, Sensed::Change { .. })));
     }
 
     #[test]

@@ -2,6 +2,9 @@
 //! pseudo-terminals, a D-Bus client watching. Nothing needs to be installed.
 
 mod cli;
+mod emulated;
+mod emulated_game;
+mod emulated_links;
 mod game;
 mod introspection;
 mod links;

@@ -186,17 +186,21 @@ impl BoardTask {
         };
         let protocol = match self.setup.protocol {
             ProtocolChoice::Fixed(p) => p,
-            ProtocolChoice::Auto => match self.serving(probe::probe(&mut port)).await {
-                Ok(Ok(p)) => p,
-                Ok(Err(ProbeError::Link(e))) => return Step::Ended(Ended::Lost(e)),
-                Ok(Err(e @ ProbeError::NoAnswer)) => {
-                    return Step::Ended(Ended::Lost(LinkError {
-                        unplugged: false,
-                        reason: e.to_string(),
-                    }));
+            ProtocolChoice::Auto => {
+                // A board coming back is asked in the protocol it spoke before.
+                let first = self.core.as_ref().map_or(Protocol::Dgt, |(p, _)| *p);
+                match self.serving(probe::probe_first(&mut port, first)).await {
+                    Ok(Ok(p)) => p,
+                    Ok(Err(ProbeError::Link(e))) => return Step::Ended(Ended::Lost(e)),
+                    Ok(Err(e @ ProbeError::NoAnswer)) => {
+                        return Step::Ended(Ended::Lost(LinkError {
+                            unplugged: false,
+                            reason: e.to_string(),
+                        }));
+                    }
+                    Err(stop) => return Step::Ended(stop),
                 }
-                Err(stop) => return Step::Ended(stop),
-            },
+            }
         };
         Step::Port(port, protocol)
     }
