@@ -9,6 +9,7 @@
 
 mod clock;
 mod frame;
+mod link;
 
 use std::collections::VecDeque;
 
@@ -16,6 +17,7 @@ use shakmaty::{Board, Piece, Square};
 
 pub use clock::ClockReading;
 use frame::Frame;
+pub use link::LinkInfo;
 
 use crate::event::Orientation;
 use crate::game::start::start_kind;
@@ -93,6 +95,14 @@ pub enum Sensed {
         /// When the reading that showed it arrived.
         t: Time,
     },
+    /// The board said something about itself or its link (serial number, version, a
+    /// clock acknowledgement, a reply to a command).
+    Link {
+        /// When it arrived.
+        t: Time,
+        /// What it said.
+        info: LinkInfo,
+    },
 }
 
 impl std::fmt::Display for Sensed {
@@ -130,6 +140,7 @@ impl std::fmt::Display for Sensed {
                 }
             ),
             Sensed::ClockPress { t } => write!(f, "{t} clock_press"),
+            Sensed::Link { t, info } => write!(f, "{t} link {info}"),
         }
     }
 }
@@ -152,6 +163,7 @@ pub struct Sensing {
     reported: bool,
     resync: bool,
     clock: clock::ClockState,
+    clock_present: Option<bool>,
     out: VecDeque<Sensed>,
 }
 
@@ -172,6 +184,7 @@ impl Sensing {
             reported: false,
             resync: false,
             clock: clock::ClockState::default(),
+            clock_present: None,
             out: VecDeque::new(),
         }
     }
@@ -252,6 +265,9 @@ impl Sensing {
             t: now,
             text: describe_dgt(&message),
         });
+        if let Some(info) = link::from_dgt(&message) {
+            self.out.push_back(Sensed::Link { t: now, info });
+        }
         match message {
             dgt::BoardMessage::BoardDump(codes) => {
                 let pieces = codes.map(dgt::piece_from_code);
@@ -261,6 +277,14 @@ impl Sensing {
                 self.handle_field(now, usize::from(field), dgt::piece_from_code(code));
             }
             dgt::BoardMessage::ClockTimes(times) => {
+                let present = !times.no_clock();
+                if self.clock_present != Some(present) {
+                    self.clock_present = Some(present);
+                    self.out.push_back(Sensed::Link {
+                        t: now,
+                        info: LinkInfo::ClockPresent(present),
+                    });
+                }
                 let white_is_left = self.orientation == Orientation::Normal;
                 if let Some((reading, pressed)) = self.clock.handle(&times, white_is_left) {
                     if pressed {
@@ -280,6 +304,9 @@ impl Sensing {
             t: now,
             text: describe_millennium(&reply),
         });
+        if let Some(info) = link::from_millennium(&reply) {
+            self.out.push_back(Sensed::Link { t: now, info });
+        }
         if let millennium::Reply::Status(chars) = reply {
             let mut pieces = [None; 64];
             for (slot, &c) in pieces.iter_mut().zip(chars.iter()) {

@@ -45,6 +45,7 @@ struct Shared {
     stop: AtomicBool,
     unplugged_by_hand: AtomicBool,
     replug_at: Mutex<Option<Time>>,
+    inject: Mutex<Vec<u8>>,
     state: Mutex<State>,
     changed: Condvar,
 }
@@ -69,6 +70,7 @@ impl EmulatedPty {
             stop: AtomicBool::new(false),
             unplugged_by_hand: AtomicBool::new(false),
             replug_at: Mutex::new(None),
+            inject: Mutex::new(Vec::new()),
             state: Mutex::new(State::default()),
             changed: Condvar::new(),
         });
@@ -117,6 +119,26 @@ impl EmulatedPty {
                 .unwrap_or_else(|e| e.into_inner())
                 .0;
         }
+    }
+
+    /// Everything the host wrote so far.
+    pub fn host_bytes(&self) -> Vec<u8> {
+        self.wait(Duration::ZERO, "host bytes", |s| Some(s.host.clone()))
+    }
+
+    /// Waits until the host wrote bytes that `check` accepts.
+    pub fn wait_host(&self, limit: Duration, what: &str, check: impl Fn(&[u8]) -> bool) {
+        self.wait(limit, what, |s| check(&s.host).then_some(()));
+    }
+
+    /// Sends `bytes` to the host as if the line had garbled something, between the
+    /// board's own messages.
+    pub fn inject(&self, bytes: &[u8]) {
+        self.shared
+            .inject
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .extend_from_slice(bytes);
     }
 
     /// Pulls the plug (until [`EmulatedPty::plug_at`]).
@@ -266,6 +288,11 @@ impl Runner {
                         Err(e) => return Err(e),
                     }
                 }
+            }
+            let garbage =
+                std::mem::take(&mut *self.shared.inject.lock().unwrap_or_else(|e| e.into_inner()));
+            if let (Some(master), false) = (&mut self.master, garbage.is_empty()) {
+                master.write_all(&garbage)?;
             }
             self.update(|s| s.reached = now);
             let next = pending.front().map_or(self.board.poll_timeout(), |t| {

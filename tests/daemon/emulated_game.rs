@@ -6,11 +6,14 @@ use std::time::Duration;
 
 use eboardd::daemon::Daemon;
 use eboardd::daemon::config::{BoardConfig, ProtocolChoice};
-use eboardd::daemon::core::pipeline_factory;
+use eboardd::daemon::core::watch::QUIET_POLL;
+use eboardd::daemon::core::{leds, pipeline_factory};
 use eboardd::dbus::{self, Bus, Service, board_path};
-use eboardd::protocol::Protocol;
+use eboardd::event::Orientation;
+use eboardd::protocol::{Protocol, millennium};
 use eboardd::sim::device::{BoardOptions, EmulatedBoard};
 use eboardd::sim::{Game, Hand, HandOptions, Performance, games};
+use shakmaty::Square;
 use zbus::Message;
 
 use crate::emulated::EmulatedPty;
@@ -185,7 +188,7 @@ async fn a_real_game_on_an_emulated_dgt_board_with_a_clock_is_seen_whole_over_db
     let plies = perf.truth.plies.len() as u32;
     let conn = client(&address).await;
     let mut signals = Signals::record(&conn).await;
-    let _board = EmulatedPty::start(&link, played.board, perf.timeline.clone(), SPEED, vec![]);
+    let board = EmulatedPty::start(&link, played.board, perf.timeline.clone(), SPEED, vec![]);
     let (_daemon, _service) = real_daemon(
         &address,
         &dir.path().join("state"),
@@ -227,4 +230,124 @@ async fn a_real_game_on_an_emulated_dgt_board_with_a_clock_is_seen_whole_over_db
     assert!(proxy.connected().await.expect("Connected"));
     let pgn = proxy.pgn().await.expect("Pgn");
     assert!(pgn.contains("17. Rd8# 1-0"), "{pgn}");
+    assert_eq!(proxy.serial().await.expect("Serial"), "3.10 10960");
+
+    // Methods reach the board through the codecs: LEDs (0x60), and text on the DGT3000,
+    // which acknowledges each command before the next is sent.
+    proxy.set_leds(&["e2", "e4"]).await.expect("SetLeds");
+    let leds = [
+        [0x60, 0x04, 0x00, 0x40, 0x40, 0x00],
+        [0x60, 0x04, 0x01, 52, 52, 0x00],
+        [0x60, 0x04, 0x01, 36, 36, 0x00],
+    ]
+    .concat();
+    board.wait_host(LIMIT, "SetLeds", |b| contains(b, &leds));
+    proxy.clock_text("Mate!").await.expect("ClockText");
+    proxy.clock_text("1-0").await.expect("ClockText");
+    let mate = [&[0x2b, 0x0c, 0x03, 0x0c][..], b"Mate!   ", &[0, 0]].concat();
+    let result = [&[0x2b, 0x0c, 0x03, 0x0c][..], b"1-0     ", &[0, 0]].concat();
+    board.wait_host(LIMIT, "both texts, in order", |b| {
+        find(b, &mate).is_some_and(|i| find(&b[i..], &result).is_some())
+    });
+    proxy.new_game("").await.expect("NewGame");
+    proxy.show_move("g1f3").await.expect("ShowMove");
+    let nf3 = [&[0x2b, 0x0c, 0x03, 0x0c][..], b"Nf3     ", &[0, 0]].concat();
+    board.wait_host(LIMIT, "ShowMove on the LEDs and the clock", |b| {
+        contains(b, &[0x60, 0x04, 0x01, 62, 45, 0x00]) && contains(b, &nf3)
+    });
+}
+
+/// Where `needle` first occurs in `haystack`.
+pub fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
+    haystack.windows(needle.len()).position(|w| w == needle)
+}
+
+/// Whether `needle` occurs in `haystack`.
+pub fn contains(haystack: &[u8], needle: &[u8]) -> bool {
+    find(haystack, needle).is_some()
+}
+
+/// How often `needle` occurs in `haystack`.
+pub fn count(haystack: &[u8], needle: &[u8]) -> usize {
+    haystack
+        .windows(needle.len())
+        .filter(|w| *w == needle)
+        .count()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_emulated_millennium_board_lights_leds_and_is_asked_again_after_garbage_and_when_quiet()
+{
+    let dir = tempfile::tempdir().expect("tempdir");
+    let address = start_bus(dir.path());
+    let link = board_link(dir.path(), "chesslink");
+    let game = games::drills().swap_remove(0); // en passant by both sides, 15 plies
+    let played = play(
+        &game,
+        Protocol::Millennium,
+        3,
+        HandOptions::default(),
+        BoardOptions::default(),
+    );
+    let perf = played.perf;
+    let plies = perf.truth.plies.len() as u32;
+    let conn = client(&address).await;
+    let mut signals = Signals::record(&conn).await;
+    let board = EmulatedPty::start(&link, played.board, perf.timeline.clone(), SPEED, vec![]);
+    let (_daemon, _service) = real_daemon(
+        &address,
+        &dir.path().join("state"),
+        &link,
+        ProtocolChoice::Fixed(Protocol::Millennium),
+    )
+    .await;
+    let status = millennium::Command::Status.encode();
+
+    // Mid-game the line garbles something: the daemon asks for the whole board.
+    let mut seen = signals.until(game_limit(&perf), |m| is_move(m, 4)).await;
+    let asked = count(&board.host_bytes(), &status);
+    board.inject(&[0x01, 0x7a, 0x7a, 0x02]);
+    board.wait_host(LIMIT, "S after dropped bytes", |b| {
+        count(b, &status) > asked
+    });
+    seen.extend(
+        signals
+            .until(game_limit(&perf), |m| is_move(m, plies))
+            .await,
+    );
+    assert_eq!(Followed::from(&seen).sans, truth_sans(&perf));
+
+    let proxy = board_proxy(&conn, board_path(0)).await;
+    assert_eq!(proxy.serial().await.expect("Serial"), "0103", "the version");
+    // Quiet after the game: asked again within a few seconds, and it answers.
+    let asked = count(&board.host_bytes(), &status);
+    board.wait_host(QUIET_POLL + LIMIT, "S when quiet", |b| {
+        count(b, &status) > asked
+    });
+    assert!(proxy.connected().await.expect("Connected"));
+
+    proxy.set_leds(&["e2", "e4"]).await.expect("SetLeds");
+    let lit = leds::light(
+        Protocol::Millennium,
+        Orientation::Normal,
+        &[Square::E2, Square::E4],
+    );
+    board.wait_host(LIMIT, "SetLeds as an L frame", |b| contains(b, &lit[0]));
+    proxy.show_move("g7g6").await.expect("ShowMove");
+    let shown = leds::show_move(
+        Protocol::Millennium,
+        Orientation::Normal,
+        Square::G7,
+        Square::G6,
+    );
+    board.wait_host(LIMIT, "ShowMove as an L frame", |b| contains(b, &shown[0]));
+    proxy.set_leds(&[]).await.expect("SetLeds");
+    let off = millennium::Command::LedsOff.encode();
+    board.wait_host(LIMIT, "all off as X", |b| b.ends_with(&off));
+    match proxy.clock_text("hi").await {
+        Err(zbus::Error::MethodError(n, _, _)) => {
+            assert_eq!(n.as_str(), "org.eboardd.EBoard1.Error.Unsupported")
+        }
+        other => panic!("a ChessLink has no clock: {other:?}"),
+    }
 }
