@@ -15,6 +15,7 @@ pub mod device;
 pub mod event;
 pub mod game;
 pub mod pipeline;
+pub mod playback;
 pub mod protocol;
 pub mod sensing;
 pub mod sim;

@@ -13,3 +13,4 @@ mod real_board;
 mod restart;
 mod script_core;
 mod support;
+mod trace_board;
