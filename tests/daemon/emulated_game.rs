@@ -214,7 +214,16 @@ async fn a_real_game_on_an_emulated_dgt_board_with_a_clock_is_seen_whole_over_db
         .map(|k| followed.count(k))
         .sum();
     assert_eq!(followed.count("Event"), typed + 1, "{:?}", followed.counts);
-    for p in ["Connected", "Protocol", "Placement", "Fen", "Ply", "Pgn"] {
+    for p in [
+        "Connected",
+        "Protocol",
+        "Serial",
+        "Orientation",
+        "Placement",
+        "Fen",
+        "Ply",
+        "Pgn",
+    ] {
         assert!(followed.properties.contains(p), "{p} never changed");
     }
 
