@@ -7,8 +7,10 @@
 //! type, so they all take the same path. Like the layers it joins, it owns no port, no
 //! clock and no task: callers hand it `now`.
 //!
-//! - handlers: [`BoardCore::handle_input`], [`BoardCore::handle_timeout`]
-//! - polls: [`BoardCore::poll_event`], [`BoardCore::poll_sensed`], [`BoardCore::poll_timeout`]
+//! - handlers: [`BoardCore::handle_input`], [`BoardCore::handle_timeout`],
+//!   [`BoardCore::handle_reconnected`]
+//! - polls: [`BoardCore::poll_event`], [`BoardCore::poll_sensed`], [`BoardCore::poll_link`],
+//!   [`BoardCore::poll_timeout`]
 //! - getters: [`BoardCore::sensing`], [`BoardCore::laws`]
 
 use std::collections::VecDeque;
@@ -19,7 +21,7 @@ use crate::bench::still_board::StillBoardMatcher;
 use crate::event::{GameEvent, TimedEvent};
 use crate::laws::{Arbiter, LawsConfig, View};
 use crate::protocol::Protocol;
-use crate::sensing::{Sensed, Sensing, SensingConfig};
+use crate::sensing::{LinkInfo, Sensed, Sensing, SensingConfig};
 use crate::time::Time;
 use crate::tracker::{Tracker, TrackerConfig};
 
@@ -71,9 +73,23 @@ pub struct BoardCore {
     reconstructor: Reconstructor,
     keep_sensed: bool,
     sensed: VecDeque<Sensed>,
+    link: VecDeque<LinkItem>,
     events: VecDeque<TimedEvent>,
     arbiter: Option<Arbiter>,
 }
+
+/// What the board said about its link, or bytes dropped to get back in step: the
+/// daemon's core watches the link with them ([`BoardCore::poll_link`]).
+#[derive(Debug, Clone, PartialEq)]
+pub enum LinkItem {
+    /// The board said something about itself or its link.
+    Info(Time, LinkInfo),
+    /// The decoder dropped bytes.
+    Skipped(Time),
+}
+
+/// How many link items are kept for a caller that never polls them.
+const MAX_LINK_ITEMS: usize = 64;
 
 impl BoardCore {
     /// A core for a board speaking `protocol`.
@@ -109,6 +125,7 @@ impl BoardCore {
             reconstructor,
             keep_sensed: config.keep_sensed,
             sensed: VecDeque::new(),
+            link: VecDeque::new(),
             events: VecDeque::new(),
             arbiter,
         }
@@ -135,6 +152,12 @@ impl BoardCore {
             }
         }
         self.collect(now);
+    }
+
+    /// The link to the board came back after a loss: its next full report is taken as a
+    /// whole (see [`Sensing::resync`]), so moves made meanwhile are recovered together.
+    pub fn handle_reconnected(&mut self) {
+        self.sensing.resync();
     }
 
     /// Lets timers due at or before `now` fire.
@@ -231,12 +254,28 @@ impl BoardCore {
         self.events.pop_front()
     }
 
+    /// The next thing the board said about its link (the last few are kept).
+    pub fn poll_link(&mut self) -> Option<LinkItem> {
+        self.link.pop_front()
+    }
+
     /// The next sensed item (only with [`CoreConfig::keep_sensed`]).
     pub fn poll_sensed(&mut self) -> Option<Sensed> {
         self.sensed.pop_front()
     }
 
     fn route(&mut self, item: &Sensed) {
+        let link = match item {
+            Sensed::Link { t, info } => Some(LinkItem::Info(*t, info.clone())),
+            Sensed::Skipped { t, .. } => Some(LinkItem::Skipped(*t)),
+            _ => None,
+        };
+        if let Some(link) = link {
+            if self.link.len() >= MAX_LINK_ITEMS {
+                self.link.pop_front();
+            }
+            self.link.push_back(link);
+        }
         if let Reconstructor::Tracker(tracker) = &mut self.reconstructor {
             match item {
                 Sensed::Board { t, board, .. } => tracker.handle_board(*t, board),

@@ -38,7 +38,8 @@ impl BoardObject {
         Ok(self.handle.set_position(&fen).await?)
     }
 
-    /// Shows a move (UCI, legal in the game position) on the board's LEDs and clock.
+    /// Shows a move (UCI, legal in the game position) on the board's LEDs (Millennium, DGT
+    /// Revelation II) and, in SAN, on a DGT clock when one is attached.
     async fn show_move(&self, uci: String) -> Result<(), Error> {
         Ok(self.handle.show_move(&uci).await?)
     }
@@ -48,7 +49,8 @@ impl BoardObject {
         Ok(self.handle.set_leds(&squares).await?)
     }
 
-    /// Shows text on the clock.
+    /// Shows text on a DGT clock (a DGT3000 shows 8 characters, an XL 6); empty: the
+    /// times again. Commands reach the clock one at a time, each acknowledged.
     async fn clock_text(&self, text: String) -> Result<(), Error> {
         Ok(self.handle.clock_text(&text).await?)
     }
@@ -71,7 +73,8 @@ impl BoardObject {
         self.handle.status().device
     }
 
-    /// The board's serial number, empty until known.
+    /// The board's serial number (DGT: the long serial number, else the short one;
+    /// Millennium, which has none: its firmware version), empty until known.
     #[zbus(property)]
     fn serial(&self) -> String {
         self.handle.status().serial

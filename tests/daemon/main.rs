@@ -2,6 +2,9 @@
 //! pseudo-terminals, a D-Bus client watching. Nothing needs to be installed.
 
 mod cli;
+mod emulated;
+mod emulated_game;
+mod emulated_links;
 mod game;
 mod introspection;
 mod links;
@@ -10,3 +13,4 @@ mod real_board;
 mod restart;
 mod script_core;
 mod support;
+mod trace_board;

@@ -275,7 +275,9 @@ impl Core for ScriptCore {
                     }
                 }
             }
-            CoreCommand::ShowMove(m) => self.transmit.push_back(format!("show {m}\n").into_bytes()),
+            CoreCommand::ShowMove { uci, .. } => self
+                .transmit
+                .push_back(format!("show {uci}\n").into_bytes()),
             CoreCommand::SetLeds(squares) => {
                 let names: Vec<String> = squares.iter().map(|s| s.to_string()).collect();
                 self.transmit
