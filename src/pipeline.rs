@@ -2,7 +2,7 @@
 //!
 //! [`BoardCore`] strings the layers together for one board — the protocol decoder and the
 //! sensed board ([`crate::sensing`]), then the move tracker — and turns what they decide
-//! into [`TimedEvent`]s. Replay, the daemon, the UCI bridge, the emulator-driven demo and
+//! into [`TimedEvent`]s, stamping each move with its clock times ([`MoveClocks`]). Replay, the daemon, the UCI bridge, the emulator-driven demo and
 //! the benchmarks all drive this same type, so they all take the same path. Like the layers
 //! it joins, it owns no port, no clock and no task: callers hand it `now`.
 //!
@@ -14,8 +14,14 @@ use std::collections::VecDeque;
 
 use std::time::Duration;
 
+/// How long a confirmed move waits for the clock press that gives its times, when the
+/// mover's clock still runs at confirmation; after that it goes out with the times counted
+/// from the running clock.
+pub const PRESS_WAIT: Duration = Duration::from_secs(10);
+
 use crate::bench::still_board::StillBoardMatcher;
 use crate::event::{GameEvent, TimedEvent};
+use crate::game::move_clock::MoveClocks;
 use crate::protocol::Protocol;
 use crate::sensing::{Sensed, Sensing, SensingConfig};
 use crate::time::Time;
@@ -67,6 +73,9 @@ pub struct BoardCore {
     keep_sensed: bool,
     sensed: VecDeque<Sensed>,
     events: VecDeque<TimedEvent>,
+    clocks: MoveClocks,
+    /// A confirmed move waiting for its clock press, and until when it waits.
+    held: Option<(TimedEvent, Time)>,
 }
 
 impl BoardCore {
@@ -99,6 +108,8 @@ impl BoardCore {
             keep_sensed: config.keep_sensed,
             sensed: VecDeque::new(),
             events: VecDeque::new(),
+            clocks: MoveClocks::default(),
+            held: None,
         }
     }
 
@@ -122,6 +133,9 @@ impl BoardCore {
 
     /// Lets timers due at or before `now` fire.
     pub fn handle_timeout(&mut self, now: Time) {
+        if self.held.as_ref().is_some_and(|(_, due)| *due <= now) {
+            self.release();
+        }
         match &mut self.reconstructor {
             Reconstructor::None => {}
             Reconstructor::Tracker(t) => {
@@ -140,25 +154,50 @@ impl BoardCore {
 
     /// When [`BoardCore::handle_timeout`] should next be called, if at all.
     pub fn poll_timeout(&self) -> Option<Time> {
-        match &self.reconstructor {
+        let own = match &self.reconstructor {
             Reconstructor::None => None,
             Reconstructor::Tracker(t) => t.poll_timeout(),
             Reconstructor::StillBoard(m) => m.poll_timeout(),
+        };
+        let held = self.held.as_ref().map(|(_, due)| *due);
+        match (own, held) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
+    }
+
+    /// Queues an event the reconstructor decided. A move whose mover's clock still runs is
+    /// held until the press (or [`PRESS_WAIT`], or the next decision) so that it carries the
+    /// clock's times at the press; it keeps the time it was decided.
+    fn push_decided(&mut self, mut e: TimedEvent) {
+        self.release();
+        if self.clocks.awaits_press(&e.event) {
+            let due = e.t + PRESS_WAIT;
+            self.held = Some((e, due));
+        } else {
+            self.clocks.stamp(e.t, &mut e.event);
+            self.events.push_back(e);
+        }
+    }
+
+    /// Sends the held move, if any, with the clock times known now.
+    fn release(&mut self) {
+        if let Some((mut e, _)) = self.held.take() {
+            self.clocks.stamp(e.t, &mut e.event);
+            self.events.push_back(e);
         }
     }
 
     fn collect(&mut self) {
-        match &mut self.reconstructor {
-            Reconstructor::None => {}
-            Reconstructor::Tracker(t) => {
-                while let Some(e) = t.poll_event() {
-                    self.events.push_back(e);
-                }
-            }
-            Reconstructor::StillBoard(m) => {
-                while let Some(e) = m.poll_event() {
-                    self.events.push_back(e);
-                }
+        loop {
+            let next = match &mut self.reconstructor {
+                Reconstructor::None => None,
+                Reconstructor::Tracker(t) => t.poll_event(),
+                Reconstructor::StillBoard(m) => m.poll_event(),
+            };
+            match next {
+                Some(e) => self.push_decided(e),
+                None => break,
             }
         }
     }
@@ -223,14 +262,24 @@ impl BoardCore {
                     orientation: *orientation,
                 },
             }),
-            Sensed::Clock { t, reading } => self.events.push_back(TimedEvent {
-                t: *t,
-                event: GameEvent::Clock {
-                    white_ms: reading.white_ms,
-                    black_ms: reading.black_ms,
-                    running: reading.running,
-                },
-            }),
+            Sensed::Clock { t, reading } => {
+                self.clocks.observe(*t, *reading);
+                if self
+                    .held
+                    .as_ref()
+                    .is_some_and(|(e, _)| !self.clocks.awaits_press(&e.event))
+                {
+                    self.release();
+                }
+                self.events.push_back(TimedEvent {
+                    t: *t,
+                    event: GameEvent::Clock {
+                        white_ms: reading.white_ms,
+                        black_ms: reading.black_ms,
+                        running: reading.running,
+                    },
+                })
+            }
             _ => {}
         }
     }

@@ -147,6 +147,8 @@ mod tests {
             uci: uci.into(),
             san: san.into(),
             fen: String::new(),
+            clock_ms: None,
+            emt_ms: None,
         }
     }
 
