@@ -16,6 +16,7 @@ pub mod event;
 pub mod game;
 pub mod pipeline;
 pub mod protocol;
+pub mod relay;
 pub mod sensing;
 pub mod sim;
 pub mod time;
