@@ -1,5 +1,7 @@
 //! `eboardd run`: the daemon — boards on their ports, games journalled, D-Bus service.
 
+use crate::relay::files::{PgnDir, spawn_pgn_dir};
+use crate::relay::pgn::PgnTags;
 use std::path::{Path, PathBuf};
 
 use anyhow::Context;
@@ -43,6 +45,22 @@ pub struct RunArgs {
     /// Write every board's traffic as traces into this directory (for bug reports).
     #[arg(long, value_name = "DIR")]
     pub record: Option<PathBuf>,
+    /// Write every board's game as PGN to DIR (`board-N.pgn` and `games.pgn`), rewritten
+    /// atomically on every move.
+    #[arg(long, value_name = "DIR")]
+    pub pgn_dir: Option<PathBuf>,
+    /// The event's name in the PGN (`Event`).
+    #[arg(long, value_name = "NAME", requires = "pgn_dir")]
+    pub event: Option<String>,
+    /// Where the event is played, in the PGN (`Site`).
+    #[arg(long, value_name = "PLACE", requires = "pgn_dir")]
+    pub site: Option<String>,
+    /// The round, in the PGN (`Round` is written `R.B` with the board's number).
+    #[arg(long, value_name = "R", requires = "pgn_dir")]
+    pub round: Option<String>,
+    /// The time control, in the PGN (`TimeControl`, like `5400+30`).
+    #[arg(long, value_name = "TC", requires = "pgn_dir")]
+    pub time_control: Option<String>,
 }
 
 fn home_dir(var: &str, fallback: &str) -> Option<PathBuf> {
@@ -133,14 +151,36 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
         .worker_threads(2)
         .enable_all()
         .build()?;
-    runtime.block_on(serve(options, config, bus))
+    let pgn_dir = match &args.pgn_dir {
+        Some(dir) => {
+            std::fs::create_dir_all(dir)
+                .map_err(|e| CliError::input(format!("{}: {e}", dir.display())))?;
+            let round = PgnTags {
+                event: args.event.clone(),
+                site: args.site.clone(),
+                round: args.round.clone(),
+                time_control: args.time_control.clone(),
+                ..PgnTags::default()
+            };
+            Some(PgnDir::new(dir, round))
+        }
+        None => None,
+    };
+    runtime.block_on(serve(options, config, bus, pgn_dir))
 }
 
-async fn serve(options: DaemonOptions, config: Config, bus: Bus) -> anyhow::Result<()> {
+async fn serve(
+    options: DaemonOptions,
+    config: Config,
+    bus: Bus,
+    pgn_dir: Option<PgnDir>,
+) -> anyhow::Result<()> {
     std::fs::create_dir_all(&options.state_dir)
         .with_context(|| format!("cannot create {}", options.state_dir.display()))?;
     tracing::info!(state_dir = %options.state_dir.display(), laws = %options.laws, "starting");
     let daemon = Daemon::new(options);
+    // The relay follows the boards from before they are attached, not to miss a move.
+    let relay = pgn_dir.map(|files| spawn_pgn_dir(daemon.clone(), files));
     for board in config.boards {
         let device = board.device.clone();
         if let Err(e) = daemon.attach(board).await {
@@ -157,6 +197,9 @@ async fn serve(options: DaemonOptions, config: Config, bus: Bus) -> anyhow::Resu
     tracing::info!("stopping");
     watchdog::notify_stopping();
     watchdog.abort();
+    if let Some(relay) = relay {
+        relay.abort();
+    }
     service.stop().await;
     daemon.shutdown().await;
     Ok(())

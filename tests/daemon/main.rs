@@ -5,6 +5,7 @@ mod cli;
 mod game;
 mod introspection;
 mod links;
+mod pgn_dir;
 mod pty_board;
 mod real_board;
 mod restart;
