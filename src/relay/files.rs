@@ -9,12 +9,14 @@
 use std::collections::BTreeMap;
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use tokio::sync::{broadcast, mpsc};
 
+use super::http::RelayState;
 use super::pgn::{PgnTags, game_pgn};
 use crate::daemon::{BoardChange, Daemon};
-use crate::event::GameEvent;
+use crate::event::{GameEvent, TimedEvent};
 use crate::game::record::GameRecord;
 
 /// One board's game as the relay keeps it.
@@ -28,7 +30,8 @@ struct BoardGame {
 /// [`PgnDir::write`]).
 #[derive(Debug)]
 pub struct PgnDir {
-    dir: PathBuf,
+    dir: Option<PathBuf>,
+    http: Option<Arc<RelayState>>,
     round: PgnTags,
     boards: BTreeMap<u32, BoardGame>,
 }
@@ -69,10 +72,44 @@ impl PgnDir {
     /// `time_control`) on every game.
     pub fn new(dir: impl Into<PathBuf>, round: PgnTags) -> PgnDir {
         PgnDir {
-            dir: dir.into(),
+            dir: Some(dir.into()),
+            http: None,
             round,
             boards: BTreeMap::new(),
         }
+    }
+
+    /// The games with the round's tags, kept in memory only (for [`PgnDir::serve`]).
+    pub fn in_memory(round: PgnTags) -> PgnDir {
+        PgnDir {
+            dir: None,
+            http: None,
+            round,
+            boards: BTreeMap::new(),
+        }
+    }
+
+    /// Also publishes the games and every event to `http` (`--relay-listen`).
+    pub fn serve(mut self, http: Arc<RelayState>) -> PgnDir {
+        self.http = Some(http);
+        self
+    }
+
+    /// Publishes one event of board `id` as a JSON line with the board's number (from 1)
+    /// added, for `/events`.
+    pub fn publish_event(&self, id: u32, event: &TimedEvent) {
+        let Some(http) = &self.http else {
+            return;
+        };
+        let line = event.to_json_line();
+        let line = match serde_json::from_str::<serde_json::Value>(&line) {
+            Ok(serde_json::Value::Object(mut map)) => {
+                map.insert("board".into(), id.saturating_add(1).into());
+                serde_json::Value::Object(map).to_string()
+            }
+            _ => line,
+        };
+        http.publish_event(line);
     }
 
     /// Adds board `id` (numbered from 0; written as board `id + 1`) with its players.
@@ -113,13 +150,19 @@ impl PgnDir {
         games.join("\n")
     }
 
-    /// Writes board `id`'s file and `games.pgn`.
+    /// Writes board `id`'s file and `games.pgn` (and publishes them over HTTP if served).
     pub fn write(&self, id: u32) -> std::io::Result<()> {
-        if let Some(pgn) = self.board_pgn(id) {
-            let name = format!("board-{}.pgn", id.saturating_add(1));
-            write_atomically(&self.dir.join(name), &pgn)?;
+        let board = self.board_pgn(id).unwrap_or_default();
+        let games = self.games_pgn();
+        if let Some(http) = &self.http {
+            http.publish_pgn(id.saturating_add(1), board.clone(), games.clone());
         }
-        write_atomically(&self.dir.join("games.pgn"), &self.games_pgn())
+        if let Some(dir) = &self.dir {
+            let name = format!("board-{}.pgn", id.saturating_add(1));
+            write_atomically(&dir.join(name), &board)?;
+            write_atomically(&dir.join("games.pgn"), &games)?;
+        }
+        Ok(())
     }
 }
 
@@ -136,7 +179,7 @@ async fn run_pgn_dir(
     mut files: PgnDir,
     mut changes: broadcast::Receiver<BoardChange>,
 ) {
-    let (tx, mut rx) = mpsc::unbounded_channel::<(u32, GameEvent)>();
+    let (tx, mut rx) = mpsc::unbounded_channel::<(u32, TimedEvent)>();
     let mut followed = std::collections::HashSet::new();
     let players: Vec<_> = daemon
         .options()
@@ -145,14 +188,14 @@ async fn run_pgn_dir(
         .map(|b| (b.device.clone(), b.white.clone(), b.black.clone()))
         .collect();
     let follow = |handle: crate::daemon::board::BoardHandle,
-                  tx: mpsc::UnboundedSender<(u32, GameEvent)>| {
+                  tx: mpsc::UnboundedSender<(u32, TimedEvent)>| {
         let mut events = handle.subscribe();
         let id = handle.id();
         tokio::spawn(async move {
             loop {
                 match events.recv().await {
                     Ok(e) => {
-                        if tx.send((id, e.event)).is_err() {
+                        if tx.send((id, e)).is_err() {
                             break;
                         }
                     }
@@ -185,10 +228,11 @@ async fn run_pgn_dir(
                 Err(broadcast::error::RecvError::Closed) => break,
             },
             Some((id, event)) = rx.recv() => {
-                if files.apply(id, &event)
+                files.publish_event(id, &event);
+                if files.apply(id, &event.event)
                     && let Err(e) = files.write(id)
                 {
-                    tracing::warn!(dir = %files.dir.display(), "cannot write PGN: {e}");
+                    tracing::warn!("cannot write PGN: {e}");
                 }
             }
         }

@@ -2,6 +2,8 @@
 //!
 //! - [`pgn`]: the tags of a broadcast game and its PGN text.
 //! - [`files`]: the PGN files of `--pgn-dir`, rewritten atomically on every change.
+//! - [`http`]: `--relay-listen`, the same over HTTP with server-sent events.
 
 pub mod files;
+pub mod http;
 pub mod pgn;
