@@ -76,6 +76,14 @@ pub enum GameEvent {
         san: String,
         /// The position after the move.
         fen: String,
+        /// The mover's remaining time on the clock once the move was made, in milliseconds
+        /// (absent when no clock is read).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        clock_ms: Option<u64>,
+        /// How long the move took (the mover's clock ran), in milliseconds (absent when
+        /// unknown: no clock, or the mover's turn did not start on it).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        emt_ms: Option<u64>,
     },
     /// A move already confirmed was not the move after all; the game is back to `ply - 1`.
     Retract {

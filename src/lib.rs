@@ -19,6 +19,7 @@ pub mod laws;
 pub mod pipeline;
 pub mod playback;
 pub mod protocol;
+pub mod relay;
 pub mod sensing;
 pub mod sim;
 pub mod time;

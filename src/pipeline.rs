@@ -2,7 +2,8 @@
 //!
 //! [`BoardCore`] strings the layers together for one board — the protocol decoder and the
 //! sensed board ([`crate::sensing`]), then the move tracker, then the arbiter
-//! ([`crate::laws`]) — and turns what they decide into [`TimedEvent`]s. Replay, the
+//! ([`crate::laws`]) — and turns what they decide into [`TimedEvent`]s, stamping each move
+//! with its clock times ([`MoveClocks`]). Replay, the
 //! daemon, the UCI bridge, the emulator-driven demo and the benchmarks all drive this same
 //! type, so they all take the same path. Like the layers it joins, it owns no port, no
 //! clock and no task: callers hand it `now`.
@@ -17,8 +18,14 @@ use std::collections::VecDeque;
 
 use std::time::Duration;
 
+/// How long a confirmed move waits for the clock press that gives its times, when the
+/// mover's clock still runs at confirmation; after that it goes out with the times counted
+/// from the running clock.
+pub const PRESS_WAIT: Duration = Duration::from_secs(10);
+
 use crate::bench::still_board::StillBoardMatcher;
 use crate::event::{GameEvent, TimedEvent};
+use crate::game::move_clock::MoveClocks;
 use crate::laws::{Arbiter, LawsConfig, View};
 use crate::protocol::Protocol;
 use crate::sensing::{LinkInfo, Sensed, Sensing, SensingConfig};
@@ -76,6 +83,9 @@ pub struct BoardCore {
     link: VecDeque<LinkItem>,
     events: VecDeque<TimedEvent>,
     arbiter: Option<Arbiter>,
+    clocks: MoveClocks,
+    /// A confirmed move waiting for its clock press, and until when it waits.
+    held: Option<(TimedEvent, Time)>,
 }
 
 /// What the board said about its link, or bytes dropped to get back in step: the
@@ -128,6 +138,8 @@ impl BoardCore {
             link: VecDeque::new(),
             events: VecDeque::new(),
             arbiter,
+            clocks: MoveClocks::default(),
+            held: None,
         }
     }
 
@@ -162,6 +174,9 @@ impl BoardCore {
 
     /// Lets timers due at or before `now` fire.
     pub fn handle_timeout(&mut self, now: Time) {
+        if self.held.as_ref().is_some_and(|(_, due)| *due <= now) {
+            self.release();
+        }
         match &mut self.reconstructor {
             Reconstructor::None => {}
             Reconstructor::Tracker(t) => {
@@ -185,7 +200,8 @@ impl BoardCore {
 
     /// When [`BoardCore::handle_timeout`] should next be called, if at all.
     pub fn poll_timeout(&self) -> Option<Time> {
-        match &self.reconstructor {
+        let held = self.held.as_ref().map(|(_, due)| *due);
+        let own = match &self.reconstructor {
             Reconstructor::None => None,
             Reconstructor::Tracker(t) => {
                 let a = self.arbiter.as_ref().and_then(Arbiter::poll_timeout);
@@ -195,36 +211,66 @@ impl BoardCore {
                 }
             }
             Reconstructor::StillBoard(m) => m.poll_timeout(),
+        };
+        match (own, held) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
         }
     }
 
     fn collect(&mut self, now: Time) {
+        let mut decided = Vec::new();
         match &mut self.reconstructor {
             Reconstructor::None => {}
             Reconstructor::Tracker(t) => {
                 while let Some(e) = t.poll_event() {
                     if let Some(a) = &mut self.arbiter {
                         a.handle_event(&e, &view(t));
-                        self.events.push_back(e);
+                        decided.push(e);
                         while let Some(v) = a.poll_event() {
-                            self.events.push_back(v);
+                            decided.push(v);
                         }
                     } else {
-                        self.events.push_back(e);
+                        decided.push(e);
                     }
                 }
                 if let Some(a) = &mut self.arbiter {
                     a.handle_view(now, &view(t));
                     while let Some(v) = a.poll_event() {
-                        self.events.push_back(v);
+                        decided.push(v);
                     }
                 }
             }
             Reconstructor::StillBoard(m) => {
                 while let Some(e) = m.poll_event() {
-                    self.events.push_back(e);
+                    decided.push(e);
                 }
             }
+        }
+        for e in decided {
+            self.push_decided(e);
+        }
+    }
+
+    /// Queues an event the reconstructor or the arbiter decided. A move whose mover's clock
+    /// still runs is held until the press (or [`PRESS_WAIT`], or the next decision) so that
+    /// it carries the clock's times at the press; it keeps the time it was decided.
+    fn push_decided(&mut self, mut e: TimedEvent) {
+        self.release();
+        if self.clocks.awaits_press(&e.event) {
+            let due = e.t + PRESS_WAIT;
+            self.held = Some((e, due));
+        } else {
+            self.clocks.stamp(e.t, &mut e.event);
+            self.events.push_back(e);
+        }
+    }
+
+    /// Sends the held move, if any, with the clock times known now.
+    fn release(&mut self) {
+        if let Some((mut e, _)) = self.held.take() {
+            self.clocks.stamp(e.t, &mut e.event);
+            self.events.push_back(e);
         }
     }
 
@@ -304,14 +350,24 @@ impl BoardCore {
                     orientation: *orientation,
                 },
             }),
-            Sensed::Clock { t, reading } => self.events.push_back(TimedEvent {
-                t: *t,
-                event: GameEvent::Clock {
-                    white_ms: reading.white_ms,
-                    black_ms: reading.black_ms,
-                    running: reading.running,
-                },
-            }),
+            Sensed::Clock { t, reading } => {
+                self.clocks.observe(*t, *reading);
+                if self
+                    .held
+                    .as_ref()
+                    .is_some_and(|(e, _)| !self.clocks.awaits_press(&e.event))
+                {
+                    self.release();
+                }
+                self.events.push_back(TimedEvent {
+                    t: *t,
+                    event: GameEvent::Clock {
+                        white_ms: reading.white_ms,
+                        black_ms: reading.black_ms,
+                        running: reading.running,
+                    },
+                })
+            }
             _ => {}
         }
     }

@@ -185,7 +185,9 @@ impl View {
                 self.set_board(fen);
                 format!("new game: {fen}")
             }
-            GameEvent::Move { ply, san, uci, fen } => {
+            GameEvent::Move {
+                ply, san, uci, fen, ..
+            } => {
                 self.set_board(fen);
                 let number = ply.div_ceil(2);
                 let dots = if ply % 2 == 1 { "." } else { "..." };

@@ -39,7 +39,7 @@ pub enum Command {
     /// Replay a recorded trace and print what eboardd decides, as JSON lines.
     Replay(replay::ReplayArgs),
     /// Run the daemon: boards on their ports, games journalled, the D-Bus service.
-    Run(run::RunArgs),
+    Run(Box<run::RunArgs>),
     /// Follow the running daemon's boards over D-Bus.
     Watch(watch::WatchArgs),
     /// Probe the serial ports and say which have boards on them.
@@ -177,7 +177,7 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Demo(args) => demo::run(args),
         Command::Replay(args) => replay::run(args),
         Command::Record(args) => record::run(args),
-        Command::Run(args) => run::run(args),
+        Command::Run(args) => run::run(*args),
         Command::Watch(args) => watch::run(args),
         Command::List(args) => list::run(args),
 

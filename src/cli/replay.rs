@@ -9,6 +9,7 @@ use crate::event::TimedEvent;
 use crate::game::record::GameRecord;
 use crate::laws::LawsConfig;
 use crate::pipeline::{BoardCore, CoreConfig};
+use crate::relay::pgn::{PgnTags, game_pgn};
 use crate::time::Time;
 use crate::trace::{Direction, Trace, read_trace_file};
 
@@ -88,23 +89,18 @@ pub fn replay(
     match format {
         ReplayFormat::Uci => out.write_all(record.uci_lines().as_bytes())?,
         ReplayFormat::Pgn => {
-            let date = "????.??.??";
             let title = trace
                 .header
                 .other
                 .iter()
                 .find(|(k, _)| k == "title")
-                .map(|(_, v)| v.as_str())
-                .unwrap_or("eboardd replay");
-            let tags = [
-                ("Event", title),
-                ("Site", "?"),
-                ("Date", date),
-                ("Round", "-"),
-                ("White", "?"),
-                ("Black", "?"),
-            ];
-            out.write_all(record.to_pgn(&tags).as_bytes())?;
+                .map(|(_, v)| v.clone())
+                .unwrap_or_else(|| "eboardd replay".to_string());
+            let tags = PgnTags {
+                event: Some(title),
+                ..PgnTags::default()
+            };
+            out.write_all(game_pgn(&tags, &record).as_bytes())?;
         }
         _ => {}
     }

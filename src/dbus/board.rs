@@ -185,9 +185,9 @@ async fn emit_event(emitter: &SignalEmitter<'_>, event: &TimedEvent) -> zbus::Re
         GameEvent::NewGame { fen, chess960 } => {
             BoardObject::new_game_signal(emitter, fen, *chess960).await?
         }
-        GameEvent::Move { ply, uci, san, fen } => {
-            BoardObject::move_signal(emitter, *ply, uci, san, fen).await?
-        }
+        GameEvent::Move {
+            ply, uci, san, fen, ..
+        } => BoardObject::move_signal(emitter, *ply, uci, san, fen).await?,
         GameEvent::Retract { ply, uci } => BoardObject::retract(emitter, *ply, uci).await?,
         GameEvent::Takeback { ply } => BoardObject::takeback(emitter, *ply).await?,
         GameEvent::Violation {

@@ -530,6 +530,8 @@ impl Tracker {
             uci: ply.uci.clone(),
             san: ply.san.clone(),
             fen: ply.fen.clone(),
+            clock_ms: None,
+            emt_ms: None,
         };
         let pos = game.position().clone();
         let next = BaseMoves::new(pos.clone());
