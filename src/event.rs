@@ -76,6 +76,14 @@ pub enum GameEvent {
         san: String,
         /// The position after the move.
         fen: String,
+        /// The mover's remaining time on the clock once the move was made, in milliseconds
+        /// (absent when no clock is read).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        clock_ms: Option<u64>,
+        /// How long the move took (the mover's clock ran), in milliseconds (absent when
+        /// unknown: no clock, or the mover's turn did not start on it).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        emt_ms: Option<u64>,
     },
     /// A move already confirmed was not the move after all; the game is back to `ply - 1`.
     Retract {
@@ -97,6 +105,35 @@ pub enum GameEvent {
         article: String,
         /// The edition of the Laws (`fide-2023`...).
         laws: String,
+        /// A sentence for people.
+        detail: String,
+        /// Whether the opponent may still claim it (2023 4.8: the right is lost once the
+        /// claimant touches a piece; a later `claim_lapsed` says when).
+        claimable: bool,
+        /// The square of the piece the breach is about (the piece touched, the square a
+        /// piece was released on), when there is one.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        square: Option<String>,
+    },
+    /// The right to claim an earlier violation was lost: the claimant touched a piece.
+    ClaimLapsed {
+        /// The ply of the violation.
+        ply: u32,
+        /// The article of the violation.
+        article: String,
+        /// A sentence for people.
+        detail: String,
+    },
+    /// `enforce` mode: the move just made breaks the touch-move rules and is not confirmed;
+    /// this is what the player must do once the board is put right.
+    Due {
+        /// The ply being played.
+        ply: u32,
+        /// The article that makes it due.
+        article: String,
+        /// The square of the piece that must move or be captured, when there is one.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        square: Option<String>,
         /// A sentence for people.
         detail: String,
     },
@@ -167,6 +204,50 @@ mod tests {
         assert_eq!(
             e.to_json_line(),
             r#"{"t_ms":40.0,"event":"board","placement":"8/8/8/8/8/8/8/8","orientation":"rotated"}"#
+        );
+    }
+
+    #[test]
+    fn arbiter_events_match_the_contract() {
+        let v = TimedEvent {
+            t: Time::from_ms_f64(2300.0),
+            event: GameEvent::Violation {
+                ply: 1,
+                article: "4.3a".into(),
+                laws: "fide-2023".into(),
+                detail: "d".into(),
+                claimable: true,
+                square: Some("g1".into()),
+            },
+        };
+        assert_eq!(
+            v.to_json_line(),
+            r#"{"t_ms":2300.0,"event":"violation","ply":1,"article":"4.3a","laws":"fide-2023","detail":"d","claimable":true,"square":"g1"}"#
+        );
+        let l = TimedEvent {
+            t: Time::from_ms_f64(3300.0),
+            event: GameEvent::ClaimLapsed {
+                ply: 1,
+                article: "4.3a".into(),
+                detail: "d".into(),
+            },
+        };
+        assert_eq!(
+            l.to_json_line(),
+            r#"{"t_ms":3300.0,"event":"claim_lapsed","ply":1,"article":"4.3a","detail":"d"}"#
+        );
+        let d = TimedEvent {
+            t: Time::from_ms_f64(2300.0),
+            event: GameEvent::Due {
+                ply: 1,
+                article: "7.5".into(),
+                square: None,
+                detail: "d".into(),
+            },
+        };
+        assert_eq!(
+            d.to_json_line(),
+            r#"{"t_ms":2300.0,"event":"due","ply":1,"article":"7.5","detail":"d"}"#
         );
     }
 

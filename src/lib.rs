@@ -2,9 +2,10 @@
 //!
 //! The crate is layered as one way through the house: `protocol` (bytes ⇄ messages),
 //! `sensing` (what stands on each square), `tracker` (lifts and placements → confirmed
-//! moves), then the [`event::GameEvent`] stream that every sink reads. Everything up to the
-//! event stream is sans-IO: it is handed bytes and the current [`time::Time`] and hands back
-//! events; the shell (`device`, `daemon`, the CLI) owns ports, clocks and tasks.
+//! moves), `laws` (the arbiter: FIDE Article 4 by edition), then the [`event::GameEvent`]
+//! stream that every sink reads. Everything up to the event stream is sans-IO: it is handed
+//! bytes and the current [`time::Time`] and hands back events; the shell (`device`,
+//! `daemon`, the CLI) owns ports, clocks and tasks.
 
 pub mod bench;
 pub mod cli;
@@ -14,8 +15,11 @@ pub mod device;
 
 pub mod event;
 pub mod game;
+pub mod laws;
 pub mod pipeline;
+pub mod playback;
 pub mod protocol;
+pub mod relay;
 pub mod sensing;
 pub mod sim;
 pub mod time;

@@ -1,23 +1,34 @@
 //! One board's sans-IO core: bytes and time in, game events out.
 //!
 //! [`BoardCore`] strings the layers together for one board — the protocol decoder and the
-//! sensed board ([`crate::sensing`]), then the move tracker — and turns what they decide
-//! into [`TimedEvent`]s. Replay, the daemon, the UCI bridge, the emulator-driven demo and
-//! the benchmarks all drive this same type, so they all take the same path. Like the layers
-//! it joins, it owns no port, no clock and no task: callers hand it `now`.
+//! sensed board ([`crate::sensing`]), then the move tracker, then the arbiter
+//! ([`crate::laws`]) — and turns what they decide into [`TimedEvent`]s, stamping each move
+//! with its clock times ([`MoveClocks`]). Replay, the
+//! daemon, the UCI bridge, the emulator-driven demo and the benchmarks all drive this same
+//! type, so they all take the same path. Like the layers it joins, it owns no port, no
+//! clock and no task: callers hand it `now`.
 //!
-//! - handlers: [`BoardCore::handle_input`], [`BoardCore::handle_timeout`]
-//! - polls: [`BoardCore::poll_event`], [`BoardCore::poll_sensed`], [`BoardCore::poll_timeout`]
-//! - getters: [`BoardCore::sensing`]
+//! - handlers: [`BoardCore::handle_input`], [`BoardCore::handle_timeout`],
+//!   [`BoardCore::handle_reconnected`]
+//! - polls: [`BoardCore::poll_event`], [`BoardCore::poll_sensed`], [`BoardCore::poll_link`],
+//!   [`BoardCore::poll_timeout`]
+//! - getters: [`BoardCore::sensing`], [`BoardCore::laws`]
 
 use std::collections::VecDeque;
 
 use std::time::Duration;
 
+/// How long a confirmed move waits for the clock press that gives its times, when the
+/// mover's clock still runs at confirmation; after that it goes out with the times counted
+/// from the running clock.
+pub const PRESS_WAIT: Duration = Duration::from_secs(10);
+
 use crate::bench::still_board::StillBoardMatcher;
 use crate::event::{GameEvent, TimedEvent};
+use crate::game::move_clock::MoveClocks;
+use crate::laws::{Arbiter, LawsConfig, View};
 use crate::protocol::Protocol;
-use crate::sensing::{Sensed, Sensing, SensingConfig};
+use crate::sensing::{LinkInfo, Sensed, Sensing, SensingConfig};
 use crate::time::Time;
 use crate::tracker::{Tracker, TrackerConfig};
 
@@ -35,6 +46,9 @@ pub struct CoreConfig {
     /// How the move tracker decides (with [`Reconstruction::Tracker`]); its `start_fen` is
     /// taken from [`CoreConfig::start_fen`] when that is set.
     pub tracker: TrackerConfig,
+    /// The edition of the Laws and the touch-move mode the arbiter applies (with
+    /// [`Reconstruction::Tracker`]).
+    pub laws: LawsConfig,
 }
 
 /// How moves are reconstructed from square changes.
@@ -66,12 +80,32 @@ pub struct BoardCore {
     reconstructor: Reconstructor,
     keep_sensed: bool,
     sensed: VecDeque<Sensed>,
+    link: VecDeque<LinkItem>,
     events: VecDeque<TimedEvent>,
+    arbiter: Option<Arbiter>,
+    clocks: MoveClocks,
+    /// A confirmed move waiting for its clock press, and until when it waits.
+    held: Option<(TimedEvent, Time)>,
+    no_press_wait: bool,
 }
+
+/// What the board said about its link, or bytes dropped to get back in step: the
+/// daemon's core watches the link with them ([`BoardCore::poll_link`]).
+#[derive(Debug, Clone, PartialEq)]
+pub enum LinkItem {
+    /// The board said something about itself or its link.
+    Info(Time, LinkInfo),
+    /// The decoder dropped bytes.
+    Skipped(Time),
+}
+
+/// How many link items are kept for a caller that never polls them.
+const MAX_LINK_ITEMS: usize = 64;
 
 impl BoardCore {
     /// A core for a board speaking `protocol`.
     pub fn new(protocol: Protocol, config: CoreConfig) -> Self {
+        let mut arbiter = None;
         let reconstructor = match config.reconstruction {
             Reconstruction::None => Reconstructor::None,
             Reconstruction::Tracker => {
@@ -79,7 +113,11 @@ impl BoardCore {
                 if config.start_fen.is_some() {
                     cfg.start_fen = config.start_fen.clone();
                 }
-                Reconstructor::Tracker(Box::new(Tracker::new(cfg)))
+                let mut tracker = Tracker::new(cfg);
+                let a = Arbiter::new(config.laws.clone());
+                tracker.set_gate(Some(a.gate(tracker.config().piece_identity)));
+                arbiter = Some(a);
+                Reconstructor::Tracker(Box::new(tracker))
             }
             Reconstruction::StillBoard { wait } => Reconstructor::StillBoard(Box::new(
                 StillBoardMatcher::new(wait, config.start_fen.clone()),
@@ -98,8 +136,25 @@ impl BoardCore {
             reconstructor,
             keep_sensed: config.keep_sensed,
             sensed: VecDeque::new(),
+            link: VecDeque::new(),
             events: VecDeque::new(),
+            arbiter,
+            clocks: MoveClocks::default(),
+            held: None,
+            no_press_wait: false,
         }
+    }
+
+    /// Sends every move as soon as it is decided, never holding it for the clock press (the
+    /// UCI bridge: a GUI wants the move, not the clock's times at the press).
+    pub fn send_moves_at_once(&mut self) {
+        self.no_press_wait = true;
+        self.release();
+    }
+
+    /// The arbiter's configuration (with [`Reconstruction::Tracker`]).
+    pub fn laws(&self) -> Option<&LawsConfig> {
+        self.arbiter.as_ref().map(Arbiter::config)
     }
 
     /// The sensed board.
@@ -117,16 +172,30 @@ impl BoardCore {
                 self.sensed.push_back(item);
             }
         }
-        self.collect();
+        self.collect(now);
+    }
+
+    /// The link to the board came back after a loss: its next full report is taken as a
+    /// whole (see [`Sensing::resync`]), so moves made meanwhile are recovered together.
+    pub fn handle_reconnected(&mut self) {
+        self.sensing.resync();
     }
 
     /// Lets timers due at or before `now` fire.
     pub fn handle_timeout(&mut self, now: Time) {
+        if self.held.as_ref().is_some_and(|(_, due)| *due <= now) {
+            self.release();
+        }
         match &mut self.reconstructor {
             Reconstructor::None => {}
             Reconstructor::Tracker(t) => {
                 if t.poll_timeout().is_some_and(|due| due <= now) {
                     t.handle_timeout(now);
+                }
+                if let Some(a) = &mut self.arbiter
+                    && a.poll_timeout().is_some_and(|due| due <= now)
+                {
+                    a.handle_view(now, &view(t));
                 }
             }
             Reconstructor::StillBoard(m) => {
@@ -135,31 +204,82 @@ impl BoardCore {
                 }
             }
         }
-        self.collect();
+        self.collect(now);
     }
 
     /// When [`BoardCore::handle_timeout`] should next be called, if at all.
     pub fn poll_timeout(&self) -> Option<Time> {
-        match &self.reconstructor {
+        let held = self.held.as_ref().map(|(_, due)| *due);
+        let own = match &self.reconstructor {
             Reconstructor::None => None,
-            Reconstructor::Tracker(t) => t.poll_timeout(),
+            Reconstructor::Tracker(t) => {
+                let a = self.arbiter.as_ref().and_then(Arbiter::poll_timeout);
+                match (t.poll_timeout(), a) {
+                    (Some(x), Some(y)) => Some(x.min(y)),
+                    (x, y) => x.or(y),
+                }
+            }
             Reconstructor::StillBoard(m) => m.poll_timeout(),
+        };
+        match (own, held) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
         }
     }
 
-    fn collect(&mut self) {
+    fn collect(&mut self, now: Time) {
+        let mut decided = Vec::new();
         match &mut self.reconstructor {
             Reconstructor::None => {}
             Reconstructor::Tracker(t) => {
                 while let Some(e) = t.poll_event() {
-                    self.events.push_back(e);
+                    if let Some(a) = &mut self.arbiter {
+                        a.handle_event(&e, &view(t));
+                        decided.push(e);
+                        while let Some(v) = a.poll_event() {
+                            decided.push(v);
+                        }
+                    } else {
+                        decided.push(e);
+                    }
+                }
+                if let Some(a) = &mut self.arbiter {
+                    a.handle_view(now, &view(t));
+                    while let Some(v) = a.poll_event() {
+                        decided.push(v);
+                    }
                 }
             }
             Reconstructor::StillBoard(m) => {
                 while let Some(e) = m.poll_event() {
-                    self.events.push_back(e);
+                    decided.push(e);
                 }
             }
+        }
+        for e in decided {
+            self.push_decided(e);
+        }
+    }
+
+    /// Queues an event the reconstructor or the arbiter decided. A move whose mover's clock
+    /// still runs is held until the press (or [`PRESS_WAIT`], or the next decision) so that
+    /// it carries the clock's times at the press; it keeps the time it was decided.
+    fn push_decided(&mut self, mut e: TimedEvent) {
+        self.release();
+        if !self.no_press_wait && self.clocks.awaits_press(&e.event) {
+            let due = e.t + PRESS_WAIT;
+            self.held = Some((e, due));
+        } else {
+            self.clocks.stamp(e.t, &mut e.event);
+            self.events.push_back(e);
+        }
+    }
+
+    /// Sends the held move, if any, with the clock times known now.
+    fn release(&mut self) {
+        if let Some((mut e, _)) = self.held.take() {
+            self.clocks.stamp(e.t, &mut e.event);
+            self.events.push_back(e);
         }
     }
 
@@ -169,7 +289,7 @@ impl BoardCore {
             Reconstructor::Tracker(t) => t.command_new_game(now, fen).map_err(|e| e.to_string())?,
             _ => return Err("this board's moves are not tracked".to_string()),
         }
-        self.collect();
+        self.collect(now);
         Ok(())
     }
 
@@ -180,7 +300,7 @@ impl BoardCore {
             Reconstructor::Tracker(t) => t.resume(now, fen, moves).map_err(|e| e.to_string())?,
             _ => return Err("this board's moves are not tracked".to_string()),
         }
-        self.collect();
+        self.collect(now);
         Ok(())
     }
 
@@ -189,12 +309,28 @@ impl BoardCore {
         self.events.pop_front()
     }
 
+    /// The next thing the board said about its link (the last few are kept).
+    pub fn poll_link(&mut self) -> Option<LinkItem> {
+        self.link.pop_front()
+    }
+
     /// The next sensed item (only with [`CoreConfig::keep_sensed`]).
     pub fn poll_sensed(&mut self) -> Option<Sensed> {
         self.sensed.pop_front()
     }
 
     fn route(&mut self, item: &Sensed) {
+        let link = match item {
+            Sensed::Link { t, info } => Some(LinkItem::Info(*t, info.clone())),
+            Sensed::Skipped { t, .. } => Some(LinkItem::Skipped(*t)),
+            _ => None,
+        };
+        if let Some(link) = link {
+            if self.link.len() >= MAX_LINK_ITEMS {
+                self.link.pop_front();
+            }
+            self.link.push_back(link);
+        }
         if let Reconstructor::Tracker(tracker) = &mut self.reconstructor {
             match item {
                 Sensed::Board { t, board, .. } => tracker.handle_board(*t, board),
@@ -223,15 +359,36 @@ impl BoardCore {
                     orientation: *orientation,
                 },
             }),
-            Sensed::Clock { t, reading } => self.events.push_back(TimedEvent {
-                t: *t,
-                event: GameEvent::Clock {
-                    white_ms: reading.white_ms,
-                    black_ms: reading.black_ms,
-                    running: reading.running,
-                },
-            }),
+            Sensed::Clock { t, reading } => {
+                self.clocks.observe(*t, *reading);
+                if self
+                    .held
+                    .as_ref()
+                    .is_some_and(|(e, _)| !self.clocks.awaits_press(&e.event))
+                {
+                    self.release();
+                }
+                self.events.push_back(TimedEvent {
+                    t: *t,
+                    event: GameEvent::Clock {
+                        white_ms: reading.white_ms,
+                        black_ms: reading.black_ms,
+                        running: reading.running,
+                    },
+                })
+            }
             _ => {}
         }
+    }
+}
+
+/// What the arbiter looks at, from the tracker.
+fn view(t: &Tracker) -> View<'_> {
+    View {
+        game: t.game(),
+        pending: t.pending_log(),
+        sensed: t.sensed(),
+        held: t.held(),
+        identity: t.config().piece_identity,
     }
 }

@@ -59,3 +59,17 @@ fn every_golden_trace_replays_to_its_expected_events() {
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
+
+#[test]
+fn pgn_replay_of_a_game_with_a_clock_writes_clk_and_emt_on_every_move() {
+    let trace = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/traces/dgt-opening.trace");
+    let pgn = replay(&trace, "pgn");
+    assert!(pgn.contains("[Round \"?\"]\n"), "{pgn}");
+    assert!(
+        pgn.ends_with(
+            "\n1. e4 {[%clk 0:04:58] [%emt 0:00:01]} e5 {[%clk 0:04:59] [%emt 0:00:01]} 2. Nf3\n\
+             {[%clk 0:04:56] [%emt 0:00:01]} *\n"
+        ),
+        "{pgn}"
+    );
+}

@@ -1,5 +1,7 @@
 //! `eboardd uci` follows a board of the running daemon over D-Bus: the daemon owns the port,
-//! the bridge reads the board's events and asks the daemon to show the GUI's moves.
+//! the bridge reads the board's events and asks the daemon to show the GUI's moves (which
+//! the daemon puts on the board's LEDs and clock). `eboardd watch --format uci` beside it
+//! prints one line per confirmed move.
 
 mod uci_common;
 
@@ -116,8 +118,10 @@ fn play(board: &mut LiveBoard, uci: &str) {
 fn the_bridge_follows_the_daemons_board_and_answers_with_its_moves() {
     let dir = tempfile::tempdir().expect("tempdir");
     let address = start_bus(dir.path());
+    // No clock: the daemon holds a move while the mover's clock runs until its press (at
+    // most 10 s), and this hand does not press clocks.
     let options = BoardOptions {
-        clock: true,
+        clock: false,
         ..BoardOptions::default()
     };
     let hand = HandOptions::default().with_speed(SPEED);
@@ -150,6 +154,11 @@ fn the_bridge_follows_the_daemons_board_and_answers_with_its_moves() {
     gui.wait_for(LIMIT, |l| {
         l.contains("carry out the GUI's move on the board: Black e5 (e7e5)")
     });
+    // The daemon shows it on the board (LEDs, clock); the hand carries out what it sees.
+    let shown = board
+        .wait_for_guidance(LIMIT)
+        .expect("the daemon shows the GUI's move on the board");
+    assert_eq!(UciMove::from_standard(shown).to_string(), "e7e5");
     play(&mut board, "e7e5");
     gui.send("isready");
     assert_eq!(

@@ -8,7 +8,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
-use eboardd::sim::trace_pty::TracePty;
+use eboardd::playback::{TraceBoard, pty};
 use eboardd::trace::read_trace_file;
 
 use uci_common::Gui;
@@ -20,11 +20,16 @@ fn ask_for_moves(trace: &str, protocol: &str, moves: &[&str], asked: &[usize], s
         .join("tests/traces")
         .join(trace);
     let trace = read_trace_file(&path).expect("the trace reads");
-    let mut pty = TracePty::open().expect("pty");
-    let device = pty.path().to_string();
+    let dir = tempfile::tempdir().expect("tempdir");
+    let link = dir.path().join("board");
+    let mut pty = pty::Pty::open(&link).expect("pty");
+    let device = link.display().to_string();
     let stop = Arc::new(AtomicBool::new(false));
     let player_stop = Arc::clone(&stop);
-    let player = std::thread::spawn(move || pty.run(&trace, speed, &player_stop));
+    let player = std::thread::spawn(move || {
+        let mut board = TraceBoard::new(&trace, speed);
+        pty::serve(&mut pty, &mut board, Duration::from_secs(30), &player_stop)
+    });
     let mut gui = Gui::start(&["--device", &device, "--protocol", protocol]);
     gui.send("uci");
     gui.wait_for(Duration::from_secs(5), |l| l == "uciok");
@@ -48,8 +53,7 @@ fn ask_for_moves(trace: &str, protocol: &str, moves: &[&str], asked: &[usize], s
         "the end of input ends it"
     );
     stop.store(true, Ordering::Relaxed);
-    let stats = player.join().expect("player").expect("played");
-    assert!(stats.host_bytes > 0 && stats.board_bytes > 0);
+    player.join().expect("player").expect("played");
 }
 
 #[test]

@@ -103,7 +103,7 @@ _eboardd() {
             return 0
             ;;
         eboardd__subcmd__bench)
-            opts="-h --megabytes --pgn --games --seeds --protocol --hand --verbose --help codec traces accuracy"
+            opts="-h --megabytes --pgn --games --seeds --protocol --hand --verbose --help codec traces accuracy laws"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -141,7 +141,7 @@ _eboardd() {
             return 0
             ;;
         eboardd__subcmd__demo)
-            opts="-h --speed --protocol --game --index --seed --help"
+            opts="-h --speed --protocol --game --index --seed --laws --touch-move --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -165,6 +165,14 @@ _eboardd() {
                     ;;
                 --seed)
                     COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --laws)
+                    COMPREPLY=($(compgen -W "fide-2023 fide-2014 fide-classic" -- "${cur}"))
+                    return 0
+                    ;;
+                --touch-move)
+                    COMPREPLY=($(compgen -W "report enforce off" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -395,7 +403,7 @@ _eboardd() {
             return 0
             ;;
         eboardd__subcmd__record)
-            opts="-h --device --protocol --seconds --title --help"
+            opts="-h --device --protocol --seconds --laws --touch-move --title --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -413,6 +421,14 @@ _eboardd() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --laws)
+                    COMPREPLY=($(compgen -W "fide-2023 fide-2014 fide-classic" -- "${cur}"))
+                    return 0
+                    ;;
+                --touch-move)
+                    COMPREPLY=($(compgen -W "report enforce off" -- "${cur}"))
+                    return 0
+                    ;;
                 --title)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -425,7 +441,7 @@ _eboardd() {
             return 0
             ;;
         eboardd__subcmd__replay)
-            opts="-h --format --laws --help"
+            opts="-h --format --laws --touch-move --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -439,6 +455,10 @@ _eboardd() {
                     COMPREPLY=($(compgen -W "fide-2023 fide-2014 fide-classic" -- "${cur}"))
                     return 0
                     ;;
+                --touch-move)
+                    COMPREPLY=($(compgen -W "report enforce off" -- "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -447,7 +467,7 @@ _eboardd() {
             return 0
             ;;
         eboardd__subcmd__run)
-            opts="-h --config --device --session --system --bus-address --state-dir --laws --touch-move --record --help"
+            opts="-h --config --device --session --system --bus-address --state-dir --laws --touch-move --record --pgn-dir --relay-listen --event --site --round --time-control --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -478,6 +498,30 @@ _eboardd() {
                     return 0
                     ;;
                 --record)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --pgn-dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --relay-listen)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --event)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --site)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --round)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --time-control)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -43,14 +43,23 @@ millennium\t'Millennium ChessLink boards'"
 complete -c eboardd -n "__fish_eboardd_using_subcommand demo" -l game -d 'A PGN file to play a game from (default: an embedded famous game)' -r -F
 complete -c eboardd -n "__fish_eboardd_using_subcommand demo" -l index -d 'Which game of the PGN file (or of the embedded ones), from 1' -r
 complete -c eboardd -n "__fish_eboardd_using_subcommand demo" -l seed -d 'The hand\'s seed (how it slides, captures, hesitates)' -r
+complete -c eboardd -n "__fish_eboardd_using_subcommand demo" -l laws -d 'The edition of the FIDE Laws the arbiter applies and cites [default: the trace\'s `laws` header, else fide-2023]' -r -f -a "fide-2023\t'The Laws in force from 2023 (the default)'
+fide-2014\t'The Laws of 2014 (Article 4 as in 2018)'
+fide-classic\t'The classic text of Article 4 (numbered 1–7)'"
+complete -c eboardd -n "__fish_eboardd_using_subcommand demo" -l touch-move -d 'What the arbiter does with touch-move breaches' -r -f -a "report\t'Publish the move and the violation'
+enforce\t'Training: a move breaking 4.3/4.4 is not confirmed; a `due` event says what to do'
+off\t'Report no touch-move breaches'"
 complete -c eboardd -n "__fish_eboardd_using_subcommand demo" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c eboardd -n "__fish_eboardd_using_subcommand replay" -l format -d 'What to print' -r -f -a "jsonl\t'The game events as JSON lines (the contract)'
 pgn\t'The game as PGN'
 uci\t'One confirmed move per line in UCI notation, as the game ends up'
 sensors\t'Every decoded message and square change with its time (debugging)'"
-complete -c eboardd -n "__fish_eboardd_using_subcommand replay" -l laws -d 'The edition of the FIDE Laws the arbiter applies' -r -f -a "fide-2023\t''
-fide-2014\t''
-fide-classic\t''"
+complete -c eboardd -n "__fish_eboardd_using_subcommand replay" -l laws -d 'The edition of the FIDE Laws the arbiter applies and cites [default: the trace\'s `laws` header, else fide-2023]' -r -f -a "fide-2023\t'The Laws in force from 2023 (the default)'
+fide-2014\t'The Laws of 2014 (Article 4 as in 2018)'
+fide-classic\t'The classic text of Article 4 (numbered 1–7)'"
+complete -c eboardd -n "__fish_eboardd_using_subcommand replay" -l touch-move -d 'What the arbiter does with touch-move breaches' -r -f -a "report\t'Publish the move and the violation'
+enforce\t'Training: a move breaking 4.3/4.4 is not confirmed; a `due` event says what to do'
+off\t'Report no touch-move breaches'"
 complete -c eboardd -n "__fish_eboardd_using_subcommand replay" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c eboardd -n "__fish_eboardd_using_subcommand run" -l config -d 'The configuration file (default: /etc/eboardd/config.toml with --system, else $XDG_CONFIG_HOME/eboardd/config.toml; a missing default file is fine)' -r -F
 complete -c eboardd -n "__fish_eboardd_using_subcommand run" -l device -d 'A board\'s serial device, in addition to the configured ones (repeatable)' -r -F
@@ -63,6 +72,12 @@ complete -c eboardd -n "__fish_eboardd_using_subcommand run" -l touch-move -d 'T
 enforce\t''
 off\t''"
 complete -c eboardd -n "__fish_eboardd_using_subcommand run" -l record -d 'Write every board\'s traffic as traces into this directory (for bug reports)' -r -F
+complete -c eboardd -n "__fish_eboardd_using_subcommand run" -l pgn-dir -d 'Write every board\'s game as PGN to DIR (`board-N.pgn` and `games.pgn`), rewritten atomically on every move' -r -F
+complete -c eboardd -n "__fish_eboardd_using_subcommand run" -l relay-listen -d 'Serve `/games.pgn`, `/board/N.pgn` and `/events` (server-sent events) over HTTP on ADDR (`HOST:PORT`; a bare port listens on 127.0.0.1 only)' -r
+complete -c eboardd -n "__fish_eboardd_using_subcommand run" -l event -d 'The event\'s name in the PGN (`Event`)' -r
+complete -c eboardd -n "__fish_eboardd_using_subcommand run" -l site -d 'Where the event is played, in the PGN (`Site`)' -r
+complete -c eboardd -n "__fish_eboardd_using_subcommand run" -l round -d 'The round, in the PGN (`Round` is written `R.B` with the board\'s number)' -r
+complete -c eboardd -n "__fish_eboardd_using_subcommand run" -l time-control -d 'The time control, in the PGN (`TimeControl`, like `5400+30`)' -r
 complete -c eboardd -n "__fish_eboardd_using_subcommand run" -l session -d 'Serve on the user\'s session bus (the default)'
 complete -c eboardd -n "__fish_eboardd_using_subcommand run" -l system -d 'Serve on the system bus (the systemd service)'
 complete -c eboardd -n "__fish_eboardd_using_subcommand run" -s h -l help -d 'Print help'
@@ -85,6 +100,12 @@ complete -c eboardd -n "__fish_eboardd_using_subcommand record" -l device -d 'Th
 complete -c eboardd -n "__fish_eboardd_using_subcommand record" -l protocol -d 'The board\'s protocol' -r -f -a "dgt\t'DGT e-boards'
 millennium\t'Millennium ChessLink boards'"
 complete -c eboardd -n "__fish_eboardd_using_subcommand record" -l seconds -d 'Stop after this many seconds (default: until interrupted or the board goes away)' -r
+complete -c eboardd -n "__fish_eboardd_using_subcommand record" -l laws -d 'The edition of the FIDE Laws the arbiter applies and cites [default: the trace\'s `laws` header, else fide-2023]' -r -f -a "fide-2023\t'The Laws in force from 2023 (the default)'
+fide-2014\t'The Laws of 2014 (Article 4 as in 2018)'
+fide-classic\t'The classic text of Article 4 (numbered 1–7)'"
+complete -c eboardd -n "__fish_eboardd_using_subcommand record" -l touch-move -d 'What the arbiter does with touch-move breaches' -r -f -a "report\t'Publish the move and the violation'
+enforce\t'Training: a move breaking 4.3/4.4 is not confirmed; a `due` event says what to do'
+off\t'Report no touch-move breaches'"
 complete -c eboardd -n "__fish_eboardd_using_subcommand record" -l title -d 'A title for the trace header' -r
 complete -c eboardd -n "__fish_eboardd_using_subcommand record" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c eboardd -n "__fish_eboardd_using_subcommand sim" -l pgn -d 'A PGN file to take the game from (default: the games embedded in eboardd, then the drills of special moves)' -r -F
@@ -116,7 +137,7 @@ millennium\t'Millennium boards'
 both\t'Both'"
 complete -c eboardd -n "__fish_eboardd_using_subcommand bench" -l hand -d 'How the hand plays' -r -f -a "default\t'As people at a tournament board do'
 torture\t'Fast, with many slides, quick replies, flicker and touches (no takebacks or illegal moves, which have no single right answer to score against)'"
-complete -c eboardd -n "__fish_eboardd_using_subcommand bench" -l verbose -d 'Print every game that is not reconstructed exactly'
+complete -c eboardd -n "__fish_eboardd_using_subcommand bench" -l verbose -d 'Print every game that is not reconstructed exactly (`laws`: every observation missed and every false report)'
 complete -c eboardd -n "__fish_eboardd_using_subcommand bench" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c eboardd -n "__fish_eboardd_using_subcommand help; and not __fish_seen_subcommand_from demo replay run watch uci list record sim emulate bench help" -f -a "demo" -d 'Play a real game on an emulated board through the serial path, showing each event'
 complete -c eboardd -n "__fish_eboardd_using_subcommand help; and not __fish_seen_subcommand_from demo replay run watch uci list record sim emulate bench help" -f -a "replay" -d 'Replay a recorded trace and print what eboardd decides, as JSON lines'

@@ -29,6 +29,21 @@ pub struct Truth {
     /// For each move, the trace time (ms) of its last physical change.
     #[serde(default)]
     pub move_end_ms: Vec<f64>,
+    /// The breaches of Article 4 a correct arbiter reports, under the 2023 Laws.
+    #[serde(default)]
+    pub observations: Vec<Observation>,
+}
+
+/// A breach a correct arbiter reports (in a truth file).
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+pub struct Observation {
+    /// The ply being played.
+    pub ply: u32,
+    /// The article (2023 numbering).
+    pub article: String,
+    /// For touches, the square of the piece touched.
+    #[serde(default)]
+    pub square: Option<String>,
 }
 
 /// How one game was reconstructed.

@@ -5,4 +5,5 @@
 //! figures beside ours from the same run. Nothing here is used by the daemon.
 
 pub mod accuracy;
+pub mod laws;
 pub mod still_board;

@@ -15,7 +15,7 @@ use clap::Args;
 use shakmaty::fen::Fen;
 use shakmaty::{Board, Chess, Position};
 
-use super::{CliError, ProtocolArg};
+use super::{CliError, LawsArgs, ProtocolArg};
 use crate::device::{Device, DeviceOutput};
 use crate::event::{GameEvent, TimedEvent};
 use crate::game::record::GameRecord;
@@ -44,6 +44,9 @@ pub struct DemoArgs {
     /// The hand's seed (how it slides, captures, hesitates).
     #[arg(long, default_value_t = 7)]
     pub seed: u64,
+    /// How the game is judged.
+    #[command(flatten)]
+    pub laws: LawsArgs,
 }
 
 /// Runs `eboardd demo`.
@@ -73,6 +76,7 @@ pub fn run(args: DemoArgs) -> anyhow::Result<()> {
     let standard = game.start == Chess::default();
     let config = CoreConfig {
         start_fen: (!standard).then(|| start_fen.clone()),
+        laws: args.laws.config(None)?,
         ..CoreConfig::default()
     };
     // Open the port before the board starts playing, as a daemon would be waiting.
@@ -181,13 +185,24 @@ impl View {
                 self.set_board(fen);
                 format!("new game: {fen}")
             }
-            GameEvent::Move { ply, san, uci, fen } => {
+            GameEvent::Move {
+                ply, san, uci, fen, ..
+            } => {
                 self.set_board(fen);
                 let number = ply.div_ceil(2);
                 let dots = if ply % 2 == 1 { "." } else { "..." };
                 format!("{number}{dots} {san:<8} ({uci})")
             }
             GameEvent::Clock { .. } => return,
+            GameEvent::Violation {
+                article,
+                laws,
+                detail,
+                ..
+            } => format!("{laws} {article}: {detail}"),
+            GameEvent::Due {
+                article, detail, ..
+            } => format!("due ({article}): {detail}"),
             other => serde_json::to_string(other).unwrap_or_default(),
         };
         let line = format!("{:>9.1} s  {line}", event.t.as_ms_f64() / 1000.0);

@@ -7,8 +7,8 @@
 //! `eboardd uci` guides them. `play <uci>` on standard input makes the hand play a given
 //! move. Standard output says what happens, one line each: `device <path>` first, then
 //! `played <uci>` (the hand's own move), `carried <uci>` (a shown move carried out),
-//! `over` (the game on the board has ended). With `--trace` the board's bytes of a
-//! recording are played back instead (`device <path>`, then `done`). It ends when standard
+//! `over` (the game on the board has ended). With `--trace` the board side of a recording
+//! is played back instead ([`crate::playback`]; `device <path>`). It ends when standard
 //! input ends.
 
 use std::io::{BufRead, Write};
@@ -23,12 +23,12 @@ use shakmaty::uci::UciMove;
 use shakmaty::{Chess, Color, Move, Position};
 
 use super::{CliError, ProtocolArg};
+use crate::playback::{TraceBoard, pty};
 use crate::protocol::Protocol;
 use crate::sim::HandOptions;
 use crate::sim::device::BoardOptions;
 use crate::sim::live::LiveBoard;
 use crate::sim::rng::Rng;
-use crate::sim::trace_pty::TracePty;
 use crate::trace::read_trace_file;
 use crate::uci::line::GameLine;
 
@@ -124,21 +124,25 @@ fn replay(
     input: Receiver<Option<String>>,
 ) -> anyhow::Result<()> {
     let trace = read_trace_file(path).map_err(|e| CliError::input(e.to_string()))?;
-    let mut pty = TracePty::open()?;
-    say(&format!("device {}", pty.path()))?;
-    let stop = Arc::new(AtomicBool::new(false));
-    let watcher = Arc::clone(&stop);
-    std::thread::spawn(move || {
-        while let Ok(Some(_)) = input.recv() {}
-        watcher.store(true, Ordering::Relaxed);
-    });
-    let stats = pty.run(&trace, speed, &stop)?;
-    tracing::info!("trace played: {stats:?}");
-    say("done")?;
-    while !stop.load(Ordering::Relaxed) {
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    Ok(())
+    let dir = std::env::temp_dir().join(format!("eboardd-emulate-{}", std::process::id()));
+    std::fs::create_dir_all(&dir)?;
+    let link = dir.join("board");
+    let result = (|| {
+        let mut pty = pty::Pty::open(&link)?;
+        let mut board = TraceBoard::new(&trace, speed);
+        say(&format!("device {}", link.display()))?;
+        let stop = Arc::new(AtomicBool::new(false));
+        let watcher = Arc::clone(&stop);
+        std::thread::spawn(move || {
+            while let Ok(Some(_)) = input.recv() {}
+            watcher.store(true, Ordering::Relaxed);
+        });
+        // Played until standard input ends, however long after the last recorded byte.
+        pty::serve(&mut pty, &mut board, Duration::MAX, &stop)?;
+        anyhow::Ok(())
+    })();
+    let _ = std::fs::remove_dir_all(&dir);
+    result
 }
 
 fn live(args: &EmulateArgs, input: Receiver<Option<String>>) -> anyhow::Result<()> {

@@ -18,8 +18,9 @@ mod watch;
 
 use std::path::PathBuf;
 
-use clap::{Parser, Subcommand, ValueEnum};
+use clap::{Args, Parser, Subcommand, ValueEnum};
 
+use crate::laws::{Edition, LawsConfig, TouchMove};
 use crate::protocol::Protocol;
 
 /// eboardd: reads DGT and Millennium e-boards, reconstructs the moves really played,
@@ -40,7 +41,7 @@ pub enum Command {
     /// Replay a recorded trace and print what eboardd decides, as JSON lines.
     Replay(replay::ReplayArgs),
     /// Run the daemon: boards on their ports, games journalled, the D-Bus service.
-    Run(run::RunArgs),
+    Run(Box<run::RunArgs>),
     /// Follow the running daemon's boards over D-Bus.
     Watch(watch::WatchArgs),
     /// Be a UCI engine for chess GUIs: the bestmove is the move made on the board.
@@ -78,6 +79,85 @@ impl From<ProtocolArg> for Protocol {
     }
 }
 
+/// An edition of the FIDE Laws as named on the command line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum LawsArg {
+    /// The Laws in force from 2023 (the default).
+    #[value(name = "fide-2023")]
+    Fide2023,
+    /// The Laws of 2014 (Article 4 as in 2018).
+    #[value(name = "fide-2014")]
+    Fide2014,
+    /// The classic text of Article 4 (numbered 1–7).
+    #[value(name = "fide-classic")]
+    FideClassic,
+}
+
+impl From<LawsArg> for Edition {
+    fn from(a: LawsArg) -> Edition {
+        match a {
+            LawsArg::Fide2023 => Edition::Fide2023,
+            LawsArg::Fide2014 => Edition::Fide2014,
+            LawsArg::FideClassic => Edition::FideClassic,
+        }
+    }
+}
+
+/// The touch-move mode as named on the command line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, ValueEnum)]
+pub enum TouchMoveArg {
+    /// Publish the move and the violation.
+    #[default]
+    Report,
+    /// Training: a move breaking 4.3/4.4 is not confirmed; a `due` event says what to do.
+    Enforce,
+    /// Report no touch-move breaches.
+    Off,
+}
+
+impl From<TouchMoveArg> for TouchMove {
+    fn from(a: TouchMoveArg) -> TouchMove {
+        match a {
+            TouchMoveArg::Report => TouchMove::Report,
+            TouchMoveArg::Enforce => TouchMove::Enforce,
+            TouchMoveArg::Off => TouchMove::Off,
+        }
+    }
+}
+
+/// How the game is judged: the arbiter's options, shared by the subcommands that decide
+/// the game.
+#[derive(Debug, Clone, Args)]
+pub struct LawsArgs {
+    /// The edition of the FIDE Laws the arbiter applies and cites [default: the trace's
+    /// `laws` header, else fide-2023].
+    #[arg(long, value_enum)]
+    pub laws: Option<LawsArg>,
+    /// What the arbiter does with touch-move breaches.
+    #[arg(long, value_enum, default_value_t = TouchMoveArg::Report)]
+    pub touch_move: TouchMoveArg,
+}
+
+impl LawsArgs {
+    /// The arbiter's configuration; `header` is a trace's `laws` header, used when `--laws`
+    /// is not given. An unknown header edition is an error.
+    pub fn config(&self, header: Option<&str>) -> Result<LawsConfig, CliError> {
+        let edition = match (self.laws, header) {
+            (Some(a), _) => Edition::from(a),
+            (None, Some(h)) => h
+                .trim()
+                .parse::<Edition>()
+                .map_err(|e| CliError::input(format!("trace header: {e}")))?,
+            (None, None) => Edition::default(),
+        };
+        Ok(LawsConfig {
+            edition,
+            touch_move: self.touch_move.into(),
+            ..LawsConfig::default()
+        })
+    }
+}
+
 /// An error with the exit status it asks for.
 #[derive(Debug, thiserror::Error)]
 #[error("{message}")]
@@ -104,7 +184,7 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Demo(args) => demo::run(args),
         Command::Replay(args) => replay::run(args),
         Command::Record(args) => record::run(args),
-        Command::Run(args) => run::run(args),
+        Command::Run(args) => run::run(*args),
         Command::Watch(args) => watch::run(args),
         Command::Uci(args) => uci::run(args),
         Command::List(args) => list::run(args),

@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use clap::Args;
 
-use super::ProtocolArg;
+use super::{LawsArgs, ProtocolArg};
 use crate::device::{Device, DeviceOutput};
 use crate::pipeline::CoreConfig;
 use crate::protocol::Protocol;
@@ -22,6 +22,9 @@ pub struct RecordArgs {
     /// Stop after this many seconds (default: until interrupted or the board goes away).
     #[arg(long)]
     pub seconds: Option<f64>,
+    /// How the game is judged.
+    #[command(flatten)]
+    pub laws: LawsArgs,
     /// A title for the trace header.
     #[arg(long, default_value = "eboardd record")]
     pub title: String,
@@ -41,6 +44,7 @@ async fn record(args: RecordArgs) -> anyhow::Result<()> {
     let protocol = Protocol::from(args.protocol);
     let config = CoreConfig {
         keep_sensed: true,
+        laws: args.laws.config(None)?,
         ..CoreConfig::default()
     };
     let mut device = Device::open(&args.device, protocol, config)?;

@@ -4,10 +4,12 @@ use std::io::{self, BufWriter, Write};
 
 use clap::{Args, ValueEnum};
 
-use super::{CliError, PathArg};
+use super::{CliError, LawsArgs, PathArg};
 use crate::event::TimedEvent;
 use crate::game::record::GameRecord;
+use crate::laws::LawsConfig;
 use crate::pipeline::{BoardCore, CoreConfig};
+use crate::relay::pgn::{PgnTags, game_pgn};
 use crate::time::Time;
 use crate::trace::{Direction, Trace, read_trace_file};
 
@@ -20,9 +22,9 @@ pub struct ReplayArgs {
     /// What to print.
     #[arg(long, value_enum, default_value_t = ReplayFormat::Jsonl)]
     pub format: ReplayFormat,
-    /// The edition of the FIDE Laws the arbiter applies.
-    #[arg(long, default_value = "fide-2023", value_parser = ["fide-2023", "fide-2014", "fide-classic"])]
-    pub laws: String,
+    /// How the game is judged.
+    #[command(flatten)]
+    pub laws: LawsArgs,
     /// The trace file.
     pub trace: PathArg,
 }
@@ -45,17 +47,24 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<()> {
     let trace = read_trace_file(&args.trace)
         .map_err(|e| CliError::input(format!("{}: {e}", args.trace.display())))?;
     let stdout = io::stdout();
+    let laws = args.laws.config(trace.header.laws.as_deref())?;
     let mut out = BufWriter::new(stdout.lock());
-    replay(&trace, args.format, &mut out)?;
+    replay(&trace, args.format, laws, &mut out)?;
     out.flush()?;
     Ok(())
 }
 
-/// Replays `trace` and writes the chosen output.
-pub fn replay(trace: &Trace, format: ReplayFormat, out: &mut impl Write) -> io::Result<()> {
+/// Replays `trace`, judged by `laws`, and writes the chosen output.
+pub fn replay(
+    trace: &Trace,
+    format: ReplayFormat,
+    laws: LawsConfig,
+    out: &mut impl Write,
+) -> io::Result<()> {
     let config = CoreConfig {
         start_fen: trace.header.start_fen.clone(),
         keep_sensed: format == ReplayFormat::Sensors,
+        laws,
         ..CoreConfig::default()
     };
     let mut core = BoardCore::new(trace.header.protocol, config);
@@ -80,23 +89,18 @@ pub fn replay(trace: &Trace, format: ReplayFormat, out: &mut impl Write) -> io::
     match format {
         ReplayFormat::Uci => out.write_all(record.uci_lines().as_bytes())?,
         ReplayFormat::Pgn => {
-            let date = "????.??.??";
             let title = trace
                 .header
                 .other
                 .iter()
                 .find(|(k, _)| k == "title")
-                .map(|(_, v)| v.as_str())
-                .unwrap_or("eboardd replay");
-            let tags = [
-                ("Event", title),
-                ("Site", "?"),
-                ("Date", date),
-                ("Round", "-"),
-                ("White", "?"),
-                ("Black", "?"),
-            ];
-            out.write_all(record.to_pgn(&tags).as_bytes())?;
+                .map(|(_, v)| v.clone())
+                .unwrap_or_else(|| "eboardd replay".to_string());
+            let tags = PgnTags {
+                event: Some(title),
+                ..PgnTags::default()
+            };
+            out.write_all(game_pgn(&tags, &record).as_bytes())?;
         }
         _ => {}
     }

@@ -1,5 +1,9 @@
 //! `eboardd run`: the daemon — boards on their ports, games journalled, D-Bus service.
 
+use crate::relay::files::{PgnDir, spawn_pgn_dir};
+use crate::relay::http::{self as relay_http, RelayState};
+use crate::relay::pgn::PgnTags;
+use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 
 use anyhow::Context;
@@ -43,6 +47,26 @@ pub struct RunArgs {
     /// Write every board's traffic as traces into this directory (for bug reports).
     #[arg(long, value_name = "DIR")]
     pub record: Option<PathBuf>,
+    /// Write every board's game as PGN to DIR (`board-N.pgn` and `games.pgn`), rewritten
+    /// atomically on every move.
+    #[arg(long, value_name = "DIR")]
+    pub pgn_dir: Option<PathBuf>,
+    /// Serve `/games.pgn`, `/board/N.pgn` and `/events` (server-sent events) over HTTP on
+    /// ADDR (`HOST:PORT`; a bare port listens on 127.0.0.1 only).
+    #[arg(long, value_name = "ADDR")]
+    pub relay_listen: Option<String>,
+    /// The event's name in the PGN (`Event`).
+    #[arg(long, value_name = "NAME")]
+    pub event: Option<String>,
+    /// Where the event is played, in the PGN (`Site`).
+    #[arg(long, value_name = "PLACE")]
+    pub site: Option<String>,
+    /// The round, in the PGN (`Round` is written `R.B` with the board's number).
+    #[arg(long, value_name = "R")]
+    pub round: Option<String>,
+    /// The time control, in the PGN (`TimeControl`, like `5400+30`).
+    #[arg(long, value_name = "TC")]
+    pub time_control: Option<String>,
 }
 
 fn home_dir(var: &str, fallback: &str) -> Option<PathBuf> {
@@ -133,14 +157,66 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
         .worker_threads(2)
         .enable_all()
         .build()?;
-    runtime.block_on(serve(options, config, bus))
+    let round = PgnTags {
+        event: args.event.clone(),
+        site: args.site.clone(),
+        round: args.round.clone(),
+        time_control: args.time_control.clone(),
+        ..PgnTags::default()
+    };
+    let listen = args
+        .relay_listen
+        .as_deref()
+        .map(relay_address)
+        .transpose()?;
+    let pgn_dir = match (&args.pgn_dir, listen) {
+        (Some(dir), _) => {
+            std::fs::create_dir_all(dir)
+                .map_err(|e| CliError::input(format!("{}: {e}", dir.display())))?;
+            Some(PgnDir::new(dir, round))
+        }
+        (None, Some(_)) => Some(PgnDir::in_memory(round)),
+        (None, None) => None,
+    };
+    runtime.block_on(serve(options, config, bus, pgn_dir, listen))
 }
 
-async fn serve(options: DaemonOptions, config: Config, bus: Bus) -> anyhow::Result<()> {
+/// The address `--relay-listen` gives: `HOST:PORT`, or a bare port on loopback.
+pub fn relay_address(text: &str) -> Result<SocketAddr, CliError> {
+    if let Ok(port) = text.parse::<u16>() {
+        return Ok(SocketAddr::from(([127, 0, 0, 1], port)));
+    }
+    text.parse::<SocketAddr>().map_err(|_| {
+        CliError::input(format!(
+            "--relay-listen {text}: expected HOST:PORT or a port"
+        ))
+    })
+}
+
+async fn serve(
+    options: DaemonOptions,
+    config: Config,
+    bus: Bus,
+    pgn_dir: Option<PgnDir>,
+    listen: Option<SocketAddr>,
+) -> anyhow::Result<()> {
     std::fs::create_dir_all(&options.state_dir)
         .with_context(|| format!("cannot create {}", options.state_dir.display()))?;
     tracing::info!(state_dir = %options.state_dir.display(), laws = %options.laws, "starting");
     let daemon = Daemon::new(options);
+    // The relay follows the boards from before they are attached, not to miss a move.
+    let mut server = None;
+    let mut pgn_dir = pgn_dir;
+    if let Some(addr) = listen {
+        let listener = tokio::net::TcpListener::bind(addr)
+            .await
+            .with_context(|| format!("cannot listen on {addr}"))?;
+        tracing::info!(%addr, "relay listening");
+        let state = RelayState::new();
+        pgn_dir = pgn_dir.map(|f| f.serve(state.clone()));
+        server = Some(tokio::spawn(relay_http::serve(listener, state)));
+    }
+    let relay = pgn_dir.map(|files| spawn_pgn_dir(daemon.clone(), files));
     for board in config.boards {
         let device = board.device.clone();
         if let Err(e) = daemon.attach(board).await {
@@ -157,6 +233,12 @@ async fn serve(options: DaemonOptions, config: Config, bus: Bus) -> anyhow::Resu
     tracing::info!("stopping");
     watchdog::notify_stopping();
     watchdog.abort();
+    if let Some(relay) = relay {
+        relay.abort();
+    }
+    if let Some(server) = server {
+        server.abort();
+    }
     service.stop().await;
     daemon.shutdown().await;
     Ok(())
@@ -171,4 +253,18 @@ async fn wait_for_signal() -> anyhow::Result<()> {
         _ = int.recv() => {}
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod relay_tests {
+    use super::*;
+
+    #[test]
+    fn a_bare_relay_port_listens_on_loopback_only() {
+        let addr = relay_address("8080").expect("a port");
+        assert_eq!(addr, SocketAddr::from(([127, 0, 0, 1], 8080)));
+        let any = relay_address("0.0.0.0:9000").expect("host and port");
+        assert_eq!(any, SocketAddr::from(([0, 0, 0, 0], 9000)));
+        assert!(relay_address("localhost").is_err());
+    }
 }

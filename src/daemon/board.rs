@@ -150,7 +150,11 @@ impl BoardHandle {
         let m = UciMove::from_ascii(uci.trim().as_bytes()).map_err(|_| {
             BoardError::InvalidArgument(format!("not a move in UCI notation: {uci:?}"))
         })?;
-        self.command(CoreCommand::ShowMove(m)).await
+        self.command(CoreCommand::ShowMove {
+            uci: m,
+            san: String::new(),
+        })
+        .await
     }
 
     /// Lights `squares` (none: all off).

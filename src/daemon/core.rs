@@ -10,9 +10,13 @@
 //! - handlers: [`Core::handle_connected`], [`Core::handle_input`], [`Core::handle_timeout`],
 //!   [`Core::handle_command`]
 //! - polls: [`Core::poll_event`], [`Core::poll_transmit`], [`Core::poll_timeout`]
-//! - getters: [`Core::placement`], [`Core::orientation`], [`Core::serial`]
+//! - getters: [`Core::placement`], [`Core::orientation`], [`Core::serial`],
+//!   [`Core::link_lost`]
+//!
+//! The production core's parts: [`clock`] (DGT clock commands one at a time, with acks and
+//! retries), [`leds`] (which bytes light a move or squares), [`watch`] (proving a
+//! Millennium link alive).
 
-use std::collections::VecDeque;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -22,14 +26,17 @@ use shakmaty::{CastlingMode, Chess, Square};
 
 use crate::event::{GameEvent, Orientation, TimedEvent};
 use crate::game::notation::fen_of;
-use crate::game::record::GameRecord;
-use crate::pipeline::{BoardCore, CoreConfig, Reconstruction};
-use crate::protocol::{Protocol, dgt, millennium};
-use crate::sensing::SensingConfig;
+use crate::protocol::Protocol;
 use crate::time::Time;
-use crate::tracker::TrackerConfig;
 
 use super::config::{Laws, TouchMove};
+
+pub mod clock;
+pub mod leds;
+mod pipeline;
+pub mod watch;
+
+pub use pipeline::{DGT_KEEPALIVE, PipelineCore};
 
 /// The FEN of the standard start position.
 pub const START_FEN: &str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
@@ -108,7 +115,12 @@ pub enum CoreCommand {
     /// starting with its `new_game`. The core must not emit them again.
     Resume(Vec<GameEvent>),
     /// Show a move on the board (LEDs) and clock: an opponent's move to be carried out.
-    ShowMove(UciMove),
+    ShowMove {
+        /// The move, legal in the game position.
+        uci: UciMove,
+        /// The move in SAN (filled in by the board's task, which knows the position).
+        san: String,
+    },
     /// Light these squares (none: all off).
     SetLeds(Vec<Square>),
     /// Show text on the clock.
@@ -149,6 +161,11 @@ pub trait Core: Send {
     fn orientation(&self) -> Option<Orientation>;
     /// The board's serial number, once it said it.
     fn serial(&self) -> Option<String>;
+    /// Why the link counts as dead although the port is open (the board stopped answering),
+    /// once it does: the task then closes the port and opens it again.
+    fn link_lost(&self) -> Option<String> {
+        None
+    }
 }
 
 /// How a board's core is set up.
@@ -170,145 +187,6 @@ pub type CoreFactory = Arc<dyn Fn(Protocol, &CoreSettings) -> Box<dyn Core> + Se
 /// The production core factory: a [`PipelineCore`] per board.
 pub fn pipeline_factory() -> CoreFactory {
     Arc::new(|protocol, settings| Box::new(PipelineCore::new(protocol, settings)))
-}
-
-/// How often a DGT board is asked for its serial number to prove the link is alive.
-pub const DGT_KEEPALIVE: Duration = Duration::from_secs(1);
-
-/// The production core: [`BoardCore`] (codec, sensed board, tracker) plus the protocol's
-/// start-up and keep-alive. New games, set positions and journalled games to resume go into
-/// the tracker.
-#[derive(Debug)]
-pub struct PipelineCore {
-    protocol: Protocol,
-    core: BoardCore,
-    transmit: VecDeque<Vec<u8>>,
-    events: VecDeque<TimedEvent>,
-    keepalive: Option<Time>,
-}
-
-impl PipelineCore {
-    /// A core for a board speaking `protocol`.
-    pub fn new(protocol: Protocol, settings: &CoreSettings) -> Self {
-        let tracker = TrackerConfig {
-            settle: settings.settle,
-            ..TrackerConfig::default()
-        };
-        let config = CoreConfig {
-            sensing: SensingConfig {
-                orientation: settings.orientation,
-                expected: None,
-            },
-            start_fen: None,
-            keep_sensed: false,
-            reconstruction: Reconstruction::Tracker,
-            tracker,
-        };
-        PipelineCore {
-            protocol,
-            core: BoardCore::new(protocol, config),
-            transmit: VecDeque::new(),
-            events: VecDeque::new(),
-            keepalive: None,
-        }
-    }
-}
-
-impl Core for PipelineCore {
-    fn handle_connected(&mut self, now: Time) {
-        self.transmit.extend(match self.protocol {
-            Protocol::Dgt => dgt::startup_commands(),
-            Protocol::Millennium => millennium::startup_commands(),
-        });
-        self.keepalive = keepalive_period(self.protocol).map(|p| now + p);
-    }
-
-    fn handle_input(&mut self, now: Time, bytes: &[u8]) {
-        self.core.handle_input(now, bytes);
-    }
-
-    fn handle_timeout(&mut self, now: Time) {
-        self.core.handle_timeout(now);
-        if let Some(due) = self.keepalive.filter(|due| *due <= now) {
-            self.transmit.extend(keepalive(self.protocol));
-            self.keepalive = keepalive_period(self.protocol).map(|p| due.max(now) + p);
-        }
-    }
-
-    fn handle_command(&mut self, now: Time, command: CoreCommand) -> Result<(), CommandError> {
-        match command {
-            CoreCommand::NewGame(setup) | CoreCommand::SetPosition(setup) => self
-                .core
-                .new_game(now, &setup.fen)
-                .map_err(CommandError::Rejected),
-            CoreCommand::Resume(events) => {
-                let mut record = GameRecord::default();
-                for e in &events {
-                    record.apply(e);
-                }
-                let Some(fen) = record.start_fen.clone() else {
-                    return Err(CommandError::Rejected(
-                        "the journal holds no game start".to_string(),
-                    ));
-                };
-                let moves: Vec<String> = record.moves.iter().map(|m| m.uci.clone()).collect();
-                self.core
-                    .resume(now, &fen, &moves)
-                    .map_err(CommandError::Rejected)
-            }
-            CoreCommand::ShowMove(_) | CoreCommand::SetLeds(_) | CoreCommand::ClockText(_) => {
-                Err(CommandError::Unsupported(format!(
-                    "LEDs and clock text for {} boards arrive with the codec",
-                    self.protocol
-                )))
-            }
-        }
-    }
-
-    fn poll_event(&mut self) -> Option<TimedEvent> {
-        self.events.pop_front().or_else(|| self.core.poll_event())
-    }
-
-    fn poll_transmit(&mut self) -> Option<Vec<u8>> {
-        self.transmit.pop_front()
-    }
-
-    fn poll_timeout(&self) -> Option<Time> {
-        match (self.core.poll_timeout(), self.keepalive) {
-            (Some(a), Some(b)) => Some(a.min(b)),
-            (a, b) => a.or(b),
-        }
-    }
-
-    fn placement(&self) -> Option<String> {
-        let sensing = self.core.sensing();
-        sensing.has_report().then(|| sensing.board().to_string())
-    }
-
-    fn orientation(&self) -> Option<Orientation> {
-        let sensing = self.core.sensing();
-        sensing.has_report().then(|| sensing.orientation())
-    }
-
-    fn serial(&self) -> Option<String> {
-        None
-    }
-}
-
-/// How often the board is poked to prove the link is alive, if at all.
-fn keepalive_period(protocol: Protocol) -> Option<Duration> {
-    match protocol {
-        Protocol::Dgt => Some(DGT_KEEPALIVE),
-        Protocol::Millennium => None,
-    }
-}
-
-/// The keep-alive: DGT_RETURN_SERIALNR, as picochess's watchdog sends it.
-fn keepalive(protocol: Protocol) -> Option<Vec<u8>> {
-    match protocol {
-        Protocol::Dgt => dgt::Command::ReturnSerialNr.to_bytes().ok(),
-        Protocol::Millennium => None,
-    }
 }
 
 #[cfg(test)]
@@ -337,46 +215,5 @@ mod tests {
             .expect("960");
         assert!(s.chess960);
         assert!(s.position().is_some());
-    }
-
-    #[test]
-    fn dgt_core_starts_with_a_reset_and_keeps_the_link_alive() {
-        let settings = CoreSettings {
-            orientation: None,
-            settle: Duration::from_millis(300),
-            laws: Laws::default(),
-            touch_move: TouchMove::default(),
-        };
-        let mut core = PipelineCore::new(Protocol::Dgt, &settings);
-        core.handle_connected(Time::ZERO);
-        assert_eq!(core.poll_transmit(), Some(vec![0x40]));
-        while core.poll_transmit().is_some() {}
-        let due = core.poll_timeout().expect("keep-alive timer");
-        assert_eq!(due, Time::from_millis(1000));
-        core.handle_timeout(due);
-        assert_eq!(core.poll_transmit(), Some(vec![0x45]));
-        assert_eq!(core.poll_timeout(), Some(Time::from_millis(2000)));
-    }
-
-    #[test]
-    fn pipeline_core_announces_a_commanded_new_game() {
-        let settings = CoreSettings {
-            orientation: None,
-            settle: Duration::from_millis(300),
-            laws: Laws::default(),
-            touch_move: TouchMove::default(),
-        };
-        let mut core = PipelineCore::new(Protocol::Millennium, &settings);
-        core.handle_command(Time::ZERO, CoreCommand::NewGame(GameSetup::standard()))
-            .expect("accepted");
-        assert_eq!(
-            core.poll_event().map(|e| e.event),
-            Some(GameEvent::NewGame {
-                fen: START_FEN.into(),
-                chess960: false
-            })
-        );
-        let leds = core.handle_command(Time::ZERO, CoreCommand::SetLeds(vec![Square::E2]));
-        assert!(matches!(leds, Err(CommandError::Unsupported(_))));
     }
 }

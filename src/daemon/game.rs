@@ -139,6 +139,8 @@ mod tests {
             uci: uci.into(),
             san: san.into(),
             fen: fen.into(),
+            clock_ms: None,
+            emt_ms: None,
         }
     }
 

@@ -80,18 +80,39 @@ impl ProbePort for SerialStream {
 /// Asks the board on `port` which protocol it speaks. The port is left at the found
 /// protocol's speed.
 pub async fn probe<P: ProbePort>(port: &mut P) -> Result<Protocol, ProbeError> {
-    port.set_speed(Protocol::Dgt.baud_rate())
-        .map_err(ProbeError::Link)?;
-    if ask(port, &DGT_PROBE, DGT_WAIT, has_dgt_board_dump).await? {
-        return Ok(Protocol::Dgt);
-    }
-    port.set_speed(Protocol::Millennium.baud_rate())
-        .map_err(ProbeError::Link)?;
-    let version = millennium::Command::Version.encode();
-    if ask(port, &version, MILLENNIUM_WAIT, has_millennium_version).await? {
-        return Ok(Protocol::Millennium);
+    probe_first(port, Protocol::Dgt).await
+}
+
+/// Like [`probe`], but asks as `first` before the other protocol: a board coming back
+/// most likely speaks what it spoke before, and is then found without waiting out the
+/// other protocol's silence.
+pub async fn probe_first<P: ProbePort>(
+    port: &mut P,
+    first: Protocol,
+) -> Result<Protocol, ProbeError> {
+    let order = match first {
+        Protocol::Dgt => [Protocol::Dgt, Protocol::Millennium],
+        Protocol::Millennium => [Protocol::Millennium, Protocol::Dgt],
+    };
+    for protocol in order {
+        if ask_protocol(port, protocol).await? {
+            return Ok(protocol);
+        }
     }
     Err(ProbeError::NoAnswer)
+}
+
+/// Asks once as `protocol` would be asked; whether the board answered as one of its boards.
+async fn ask_protocol<P: ProbePort>(port: &mut P, protocol: Protocol) -> Result<bool, ProbeError> {
+    port.set_speed(protocol.baud_rate())
+        .map_err(ProbeError::Link)?;
+    match protocol {
+        Protocol::Dgt => ask(port, &DGT_PROBE, DGT_WAIT, has_dgt_board_dump).await,
+        Protocol::Millennium => {
+            let version = millennium::Command::Version.encode();
+            ask(port, &version, MILLENNIUM_WAIT, has_millennium_version).await
+        }
+    }
 }
 
 async fn ask<P: ProbePort>(
@@ -231,6 +252,17 @@ mod tests {
         assert_eq!(probe(&mut p).await, Ok(Protocol::Millennium));
         assert_eq!(started.elapsed(), DGT_WAIT, "DGT was given its 1.5 s first");
         assert_eq!(p.speed, 38400);
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_millennium_board_coming_back_is_asked_as_millennium_first() {
+        let mut p = port(Some((38400, b"v010374".to_vec())));
+        let started = Instant::now();
+        assert_eq!(
+            probe_first(&mut p, Protocol::Millennium).await,
+            Ok(Protocol::Millennium)
+        );
+        assert_eq!(started.elapsed(), Duration::ZERO, "no DGT wait");
     }
 
     #[tokio::test(start_paused = true)]

@@ -38,7 +38,8 @@ impl BoardObject {
         Ok(self.handle.set_position(&fen).await?)
     }
 
-    /// Shows a move (UCI, legal in the game position) on the board's LEDs and clock.
+    /// Shows a move (UCI, legal in the game position) on the board's LEDs (Millennium, DGT
+    /// Revelation II) and, in SAN, on a DGT clock when one is attached.
     async fn show_move(&self, uci: String) -> Result<(), Error> {
         Ok(self.handle.show_move(&uci).await?)
     }
@@ -48,7 +49,8 @@ impl BoardObject {
         Ok(self.handle.set_leds(&squares).await?)
     }
 
-    /// Shows text on the clock.
+    /// Shows text on a DGT clock (a DGT3000 shows 8 characters, an XL 6); empty: the
+    /// times again. Commands reach the clock one at a time, each acknowledged.
     async fn clock_text(&self, text: String) -> Result<(), Error> {
         Ok(self.handle.clock_text(&text).await?)
     }
@@ -71,7 +73,8 @@ impl BoardObject {
         self.handle.status().device
     }
 
-    /// The board's serial number, empty until known.
+    /// The board's serial number (DGT: the long serial number, else the short one;
+    /// Millennium, which has none: its firmware version), empty until known.
     #[zbus(property)]
     fn serial(&self) -> String {
         self.handle.status().serial
@@ -182,9 +185,9 @@ async fn emit_event(emitter: &SignalEmitter<'_>, event: &TimedEvent) -> zbus::Re
         GameEvent::NewGame { fen, chess960 } => {
             BoardObject::new_game_signal(emitter, fen, *chess960).await?
         }
-        GameEvent::Move { ply, uci, san, fen } => {
-            BoardObject::move_signal(emitter, *ply, uci, san, fen).await?
-        }
+        GameEvent::Move {
+            ply, uci, san, fen, ..
+        } => BoardObject::move_signal(emitter, *ply, uci, san, fen).await?,
         GameEvent::Retract { ply, uci } => BoardObject::retract(emitter, *ply, uci).await?,
         GameEvent::Takeback { ply } => BoardObject::takeback(emitter, *ply).await?,
         GameEvent::Violation {
@@ -192,7 +195,10 @@ async fn emit_event(emitter: &SignalEmitter<'_>, event: &TimedEvent) -> zbus::Re
             article,
             laws,
             detail,
+            ..
         } => BoardObject::violation(emitter, *ply, article, laws, detail).await?,
+        // The arbiter's newer events travel in `Event` only, for now.
+        GameEvent::ClaimLapsed { .. } | GameEvent::Due { .. } => {}
         GameEvent::Mismatch { squares } => BoardObject::mismatch(emitter, squares.clone()).await?,
         GameEvent::Clock {
             white_ms,

@@ -1,7 +1,7 @@
 //! A board on a serial port: the thin IO shell around one [`BoardCore`].
 //!
-//! [`Device`] opens the port (exclusively, 8N1 at the protocol's speed; Millennium parity is
-//! done in software by the codec), sends the protocol's start-up commands, and then turns
+//! [`Device`] opens the port exactly as the daemon does ([`link::open`]: exclusively, 8N1 at
+//! the protocol's speed; Millennium parity is done in software by the codec), sends the protocol's start-up commands, and then turns
 //! reads, timers and writes into calls on the sans-IO core, handing back what the core
 //! decides. Time is tokio's, so tests can pause and drive it. Reconnection, many boards and
 //! publishing are the daemon's business, not this module's.
@@ -13,8 +13,9 @@ use std::time::Duration;
 
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::time::Instant;
-use tokio_serial::{SerialPortBuilderExt, SerialStream};
+use tokio_serial::SerialStream;
 
+use crate::daemon::link::{self, LinkError};
 use crate::event::TimedEvent;
 use crate::pipeline::{BoardCore, CoreConfig};
 use crate::protocol::{Protocol, dgt, millennium};
@@ -26,13 +27,8 @@ use crate::trace::{Direction, TraceHeader, TraceWriter};
 #[derive(Debug, thiserror::Error)]
 pub enum DeviceError {
     /// The port could not be opened.
-    #[error("cannot open {path}: {source}")]
-    Open {
-        /// The device path.
-        path: String,
-        /// What the system said.
-        source: tokio_serial::Error,
-    },
+    #[error("{0}")]
+    Open(LinkError),
     /// The board went away (unplugged, powered off, link lost).
     #[error("{path}: board disconnected ({reason})")]
     Disconnected {
@@ -68,18 +64,10 @@ pub struct Device {
 }
 
 impl Device {
-    /// Opens the board at `path` for `protocol`. The port is opened exclusively, 8N1.
+    /// Opens the board at `path` for `protocol`. The port is opened as [`link::open`]
+    /// opens it.
     pub fn open(path: &Path, protocol: Protocol, core: CoreConfig) -> Result<Device, DeviceError> {
-        let port = tokio_serial::new(path.to_string_lossy(), protocol.baud_rate())
-            .data_bits(tokio_serial::DataBits::Eight)
-            .parity(tokio_serial::Parity::None)
-            .stop_bits(tokio_serial::StopBits::One)
-            .flow_control(tokio_serial::FlowControl::None)
-            .open_native_async()
-            .map_err(|source| DeviceError::Open {
-                path: path.display().to_string(),
-                source,
-            })?;
+        let port = link::open(path, protocol.baud_rate()).map_err(DeviceError::Open)?;
         Ok(Device {
             path: path.to_path_buf(),
             protocol,
@@ -99,6 +87,7 @@ impl Device {
             Protocol::Dgt => "9600 8N1".to_string(),
             Protocol::Millennium => "38400 7O1".to_string(),
         });
+        header.laws = self.core.laws().map(|l| l.edition.name().to_string());
         header.other.push(("title".to_string(), title.to_string()));
         header
             .other

@@ -2,6 +2,7 @@
 //!
 //! Nothing here knows about boards, bytes or time: only positions.
 
+pub mod move_clock;
 pub mod notation;
 pub mod record;
 pub mod start;

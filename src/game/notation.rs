@@ -14,7 +14,17 @@ pub fn play_move(pos: &Chess, m: Move, ply: u32, mode: CastlingMode) -> (GameEve
     let mut after = pos.clone();
     let san = SanPlus::from_move_and_play_unchecked(&mut after, m).to_string();
     let fen = fen_of(&after);
-    (GameEvent::Move { ply, uci, san, fen }, after)
+    (
+        GameEvent::Move {
+            ply,
+            uci,
+            san,
+            fen,
+            clock_ms: None,
+            emt_ms: None,
+        },
+        after,
+    )
 }
 
 /// The full FEN of a position (en passant square only when a capture is legal).
@@ -41,6 +51,8 @@ mod tests {
                 uci: "g1f3".into(),
                 san: "Nf3".into(),
                 fen: "rnbqkbnr/pppppppp/8/8/8/5N2/PPPPPPPP/RNBQKB1R b KQkq - 1 1".into(),
+                clock_ms: None,
+                emt_ms: None,
             }
         );
         assert_eq!(

@@ -15,6 +15,10 @@ pub struct RecordedMove {
     pub uci: String,
     /// Standard Algebraic Notation.
     pub san: String,
+    /// The mover's remaining time after the move, in milliseconds, when a clock was read.
+    pub clock_ms: Option<u64>,
+    /// How long the move took, in milliseconds, when known.
+    pub emt_ms: Option<u64>,
 }
 
 /// The game the events add up to.
@@ -43,12 +47,21 @@ impl GameRecord {
                     ..GameRecord::default()
                 };
             }
-            GameEvent::Move { ply, uci, san, .. } => {
+            GameEvent::Move {
+                ply,
+                uci,
+                san,
+                clock_ms,
+                emt_ms,
+                ..
+            } => {
                 let keep = (*ply as usize).saturating_sub(1);
                 self.moves.truncate(keep);
                 self.moves.push(RecordedMove {
                     uci: uci.clone(),
                     san: san.clone(),
+                    clock_ms: *clock_ms,
+                    emt_ms: *emt_ms,
                 });
                 self.result = None;
             }
@@ -126,6 +139,9 @@ impl GameRecord {
             } else {
                 push(&m.san, &mut out, &mut line);
             }
+            if let Some(comment) = clock_comment(m) {
+                push(&comment, &mut out, &mut line);
+            }
             if !white_to_move {
                 number += 1;
             }
@@ -135,6 +151,25 @@ impl GameRecord {
         out.push('\n');
         out
     }
+}
+
+/// `h:mm:ss` for a number of milliseconds, whole seconds only (as clocks show them).
+pub fn hms(ms: u64) -> String {
+    let s = ms / 1000;
+    format!("{}:{:02}:{:02}", s / 3600, s / 60 % 60, s % 60)
+}
+
+/// The `{[%clk ...] [%emt ...]}` comment of a move, when any of its times is known.
+fn clock_comment(m: &RecordedMove) -> Option<String> {
+    let mut parts = Vec::new();
+    if let Some(ms) = m.clock_ms {
+        parts.push(format!("[%clk {}]", hms(ms)));
+    }
+    if let Some(ms) = m.emt_ms {
+        // Elapsed times are rounded to the nearest second, remaining times cut.
+        parts.push(format!("[%emt {}]", hms(ms.saturating_add(500))));
+    }
+    (!parts.is_empty()).then(|| format!("{{{}}}", parts.join(" ")))
 }
 
 #[cfg(test)]
@@ -147,6 +182,8 @@ mod tests {
             uci: uci.into(),
             san: san.into(),
             fen: String::new(),
+            clock_ms: None,
+            emt_ms: None,
         }
     }
 
@@ -206,5 +243,39 @@ mod tests {
             "{pgn}"
         );
         assert!(pgn.ends_with("7... Kd7 8. e4 *\n"), "{pgn}");
+    }
+
+    #[test]
+    fn pgn_writes_clock_and_elapsed_time_after_each_timed_move() {
+        let mut g = GameRecord::default();
+        let mut e4 = mv(1, "e2e4", "e4");
+        if let GameEvent::Move {
+            clock_ms, emt_ms, ..
+        } = &mut e4
+        {
+            *clock_ms = Some(5_403_999);
+            *emt_ms = Some(3_600);
+        }
+        g.apply(&e4);
+        g.apply(&mv(2, "e7e5", "e5"));
+        let pgn = g.to_pgn(&[]);
+        assert!(
+            pgn.ends_with("1. e4 {[%clk 1:30:03] [%emt 0:00:04]} e5 *\n"),
+            "{pgn}"
+        );
+    }
+
+    #[test]
+    fn chess960_games_carry_variant_setup_and_fen() {
+        let mut g = GameRecord::default();
+        let fen = "bqnb1rkr/pp3ppp/3ppn2/2p5/5P2/P2P4/NPP1P1PP/BQ1BNRKR w HFhf - 2 9";
+        g.apply(&GameEvent::NewGame {
+            fen: fen.into(),
+            chess960: true,
+        });
+        let pgn = g.to_pgn(&[]);
+        assert!(pgn.contains("[Variant \"Chess960\"]\n"), "{pgn}");
+        assert!(pgn.contains("[SetUp \"1\"]\n"), "{pgn}");
+        assert!(pgn.contains(&format!("[FEN \"{fen}\"]\n")), "{pgn}");
     }
 }

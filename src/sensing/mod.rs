@@ -9,6 +9,7 @@
 
 mod clock;
 mod frame;
+mod link;
 
 use std::collections::VecDeque;
 
@@ -16,6 +17,7 @@ use shakmaty::{Board, Piece, Square};
 
 pub use clock::ClockReading;
 use frame::Frame;
+pub use link::LinkInfo;
 
 use crate::event::Orientation;
 use crate::game::start::start_kind;
@@ -62,7 +64,8 @@ pub enum Sensed {
         /// Why.
         reason: String,
     },
-    /// A whole board: the first report, or a report after the orientation turned.
+    /// A whole board: the first report, the first report after the link came back
+    /// ([`Sensing::resync`]), or a report after the orientation turned.
     Board {
         /// When it arrived.
         t: Time,
@@ -91,6 +94,14 @@ pub enum Sensed {
     ClockPress {
         /// When the reading that showed it arrived.
         t: Time,
+    },
+    /// The board said something about itself or its link (serial number, version, a
+    /// clock acknowledgement, a reply to a command).
+    Link {
+        /// When it arrived.
+        t: Time,
+        /// What it said.
+        info: LinkInfo,
     },
 }
 
@@ -129,6 +140,7 @@ impl std::fmt::Display for Sensed {
                 }
             ),
             Sensed::ClockPress { t } => write!(f, "{t} clock_press"),
+            Sensed::Link { t, info } => write!(f, "{t} link {info}"),
         }
     }
 }
@@ -149,7 +161,9 @@ pub struct Sensing {
     orientation_fixed: bool,
     expected: Option<Board>,
     reported: bool,
+    resync: bool,
     clock: clock::ClockState,
+    clock_present: Option<bool>,
     out: VecDeque<Sensed>,
 }
 
@@ -168,7 +182,9 @@ impl Sensing {
             orientation_fixed: config.orientation.is_some(),
             expected: config.expected,
             reported: false,
+            resync: false,
             clock: clock::ClockState::default(),
+            clock_present: None,
             out: VecDeque::new(),
         }
     }
@@ -191,6 +207,18 @@ impl Sensing {
     /// The pieces as the sensors see them now, in chess coordinates.
     pub fn board(&self) -> Board {
         self.frame.to_board(self.orientation)
+    }
+
+    /// The link to the board was lost and is back: bytes of a message cut off by the loss
+    /// are dropped, and the next full report of the board is handed on whole
+    /// ([`Sensed::Board`] with `first` false) rather than square by square, since the
+    /// pieces may have moved in any way and any order meanwhile.
+    pub fn resync(&mut self) {
+        match &mut self.decoder {
+            Decoder::Dgt(d) => d.clear(),
+            Decoder::Millennium(d) => d.clear(),
+        }
+        self.resync = self.reported;
     }
 
     /// Handles bytes read from the board at `now`.
@@ -237,6 +265,9 @@ impl Sensing {
             t: now,
             text: describe_dgt(&message),
         });
+        if let Some(info) = link::from_dgt(&message) {
+            self.out.push_back(Sensed::Link { t: now, info });
+        }
         match message {
             dgt::BoardMessage::BoardDump(codes) => {
                 let pieces = codes.map(dgt::piece_from_code);
@@ -246,6 +277,14 @@ impl Sensing {
                 self.handle_field(now, usize::from(field), dgt::piece_from_code(code));
             }
             dgt::BoardMessage::ClockTimes(times) => {
+                let present = !times.no_clock();
+                if self.clock_present != Some(present) {
+                    self.clock_present = Some(present);
+                    self.out.push_back(Sensed::Link {
+                        t: now,
+                        info: LinkInfo::ClockPresent(present),
+                    });
+                }
                 let white_is_left = self.orientation == Orientation::Normal;
                 if let Some((reading, pressed)) = self.clock.handle(&times, white_is_left) {
                     if pressed {
@@ -265,6 +304,9 @@ impl Sensing {
             t: now,
             text: describe_millennium(&reply),
         });
+        if let Some(info) = link::from_millennium(&reply) {
+            self.out.push_back(Sensed::Link { t: now, info });
+        }
         if let millennium::Reply::Status(chars) = reply {
             let mut pieces = [None; 64];
             for (slot, &c) in pieces.iter_mut().zip(chars.iter()) {
@@ -282,6 +324,12 @@ impl Sensing {
                 self.orientation = self.detect_orientation().unwrap_or(self.orientation);
             }
             self.push_board(now, true);
+            return;
+        }
+        if self.resync {
+            self.resync = false;
+            self.frame.set_all(pieces);
+            self.push_board(now, false);
             return;
         }
         for (index, piece) in pieces.into_iter().enumerate() {
@@ -444,6 +492,36 @@ mod tests {
         );
         s.handle_input(Time::ZERO, &dgt_dump(&setup, true));
         assert_eq!(first_board(&mut s), (setup, Orientation::Rotated));
+    }
+
+    #[test]
+    fn after_a_resync_the_next_dump_comes_whole_not_square_by_square() {
+        let mut s = Sensing::new(Protocol::Dgt, SensingConfig::default());
+        s.handle_input(Time::ZERO, &dgt_dump(&Board::new(), false));
+        first_board(&mut s);
+        let moved = "rnbqkbnr/pppp1ppp/8/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 0 1"
+            .parse::<Fen>()
+            .expect("fen")
+            .into_setup()
+            .board;
+        // Half a message, then the link drops.
+        s.handle_input(Time::from_millis(5), &[0x8e, 0x00]);
+        s.resync();
+        s.handle_input(Time::from_millis(10), &dgt_dump(&moved, false));
+        let items: Vec<Sensed> = std::iter::from_fn(|| s.poll()).collect();
+        assert!(
+            !items
+                .iter()
+                .any(|i| matches!(i, Sensed::Change { .. } | Sensed::Skipped { .. })),
+            "{items:?}"
+        );
+        assert!(items.iter().any(|i| matches!(
+            i,
+            Sensed::Board { board, first: false, .. } if *board == moved
+        )));
+        // Later reports are square changes again.
+        s.handle_input(Time::from_millis(20), &dgt_dump(&Board::new(), false));
+        assert!(std::iter::from_fn(|| s.poll()).any(|i| matches!(i, Sensed::Change { .. })));
     }
 
     #[test]

@@ -21,11 +21,10 @@
 //! - [`trace`]: [`generate_trace`] renders a simulated game as a trace in the contract
 //!   format, with its truth. [`pty`]: the emulated board on a pseudo-terminal, in real or
 //!   scaled time. [`live`]: the same, played live by a [`LiveHand`] one move at a time (a
-//!   GUI's moves carried out as the board shows them), for the UCI bridge's tests;
-//!   [`trace_pty`]: a recorded trace's board bytes played back on a pseudo-terminal.
+//!   GUI's moves carried out as the board shows them), for the UCI bridge's tests.
 //!
-//! Everything but [`pty`], [`live`] and [`trace_pty`] (the parts that touch a clock or a
-//! file descriptor) is deterministic: no threads, no sleeps, no clocks, no files. A
+//! Everything but [`pty`] and [`live`] (the parts that touch a clock or a file
+//! descriptor) is deterministic: no threads, no sleeps, no clocks, no files. A
 //! seed gives the same timeline, bytes and truth on every machine ([`rng`] uses no
 //! platform maths). [`simulate`] runs hand and sensing model for one game without bytes.
 //!
@@ -52,7 +51,6 @@ pub mod pty;
 pub mod rng;
 pub mod timeline;
 pub mod trace;
-pub mod trace_pty;
 pub mod truth;
 
 pub use behaviour::Behaviour;

@@ -36,6 +36,7 @@
 mod command;
 pub mod explain;
 pub mod game;
+pub mod gate;
 pub mod gesture;
 pub mod release;
 pub mod start;
@@ -121,6 +122,7 @@ pub struct Tracker {
     timeout: Option<Time>,
     cands: Vec<Candidate>,
     reported: Bitboard,
+    gate: gate::Gate,
 }
 
 /// Events kept in the pending log at most (a board left alone with pieces being shuffled).
@@ -170,6 +172,7 @@ impl Tracker {
             timeout: None,
             cands: Vec::new(),
             reported: Bitboard::EMPTY,
+            gate: gate::Gate::default(),
         }
     }
 
@@ -420,6 +423,7 @@ impl Tracker {
             self.explain_now();
             match decide(&self.cands, self.timing(now)) {
                 Verdict::Idle => break,
+                Verdict::Confirm(m) if self.gate_holds(m) => break,
                 Verdict::Confirm(m) => self.confirm(now, m),
                 Verdict::Wait(t) => {
                     self.timeout = t;
@@ -440,6 +444,10 @@ impl Tracker {
                     }
                     if !self.stable_for(now, self.cfg.settle) {
                         self.timeout = Some(self.last_change + self.cfg.settle);
+                        unexplained = true;
+                        break;
+                    }
+                    if common.any() && self.gate_sees_illegal(common) {
                         unexplained = true;
                         break;
                     }
@@ -522,6 +530,8 @@ impl Tracker {
             uci: ply.uci.clone(),
             san: ply.san.clone(),
             fen: ply.fen.clone(),
+            clock_ms: None,
+            emt_ms: None,
         };
         let pos = game.position().clone();
         let next = BaseMoves::new(pos.clone());

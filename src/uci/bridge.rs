@@ -221,6 +221,8 @@ mod tests {
             uci: "e2e4".into(),
             san: "e4".into(),
             fen: String::new(),
+            clock_ms: None,
+            emt_ms: None,
         };
         task.news.send(News::Events(vec![e4])).expect("send");
         assert_eq!(

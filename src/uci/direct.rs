@@ -16,10 +16,12 @@ use super::bridge::{News, TaskChannels};
 use super::engine::{Action, Indication};
 use super::indicate;
 use super::options::Settings;
+use crate::daemon::config::{Laws, TouchMove};
 use crate::daemon::{link, probe};
 use crate::device::{Device, DeviceError, DeviceOutput};
 use crate::event::GameEvent;
 use crate::game::record::GameRecord;
+use crate::laws::{self, Edition, LawsConfig};
 use crate::pipeline::CoreConfig;
 use crate::protocol::Protocol;
 use crate::tracker::TrackerConfig;
@@ -127,14 +129,26 @@ fn remember_offline(state: &mut State, ch: &TaskChannels, action: Action) {
     }
 }
 
-/// The board's core as the settings say. The arbiter (`Laws`, `TouchMove`) is not in the
-/// core yet: when it is, its configuration is set here from `settings.laws` and
-/// `settings.touch_move`.
+/// The board's core as the settings say: the tracker's settle window, the arbiter's
+/// edition and touch-move mode.
 fn core_config(settings: &Settings) -> CoreConfig {
     CoreConfig {
         tracker: TrackerConfig {
             settle: settings.settle,
             ..TrackerConfig::default()
+        },
+        laws: LawsConfig {
+            edition: match settings.laws {
+                Laws::Fide2023 => Edition::Fide2023,
+                Laws::Fide2014 => Edition::Fide2014,
+                Laws::FideClassic => Edition::FideClassic,
+            },
+            touch_move: match settings.touch_move {
+                TouchMove::Report => laws::TouchMove::Report,
+                TouchMove::Enforce => laws::TouchMove::Enforce,
+                TouchMove::Off => laws::TouchMove::Off,
+            },
+            ..LawsConfig::default()
         },
         ..CoreConfig::default()
     }
@@ -153,6 +167,8 @@ async fn open(
     };
     let mut device =
         Device::open(&path, protocol, core_config(&state.settings)).map_err(|e| e.to_string())?;
+    // A GUI waits for the move, not for the clock's times at the press.
+    device.core_mut().send_moves_at_once();
     if let Some(fen) = &state.record.start_fen {
         let moves: Vec<String> = state.record.moves.iter().map(|m| m.uci.clone()).collect();
         let now = device.now();

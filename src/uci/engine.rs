@@ -6,7 +6,7 @@
 //! never reads a clock or a port; the shell (`super::bridge`) does.
 //!
 //! It keeps two games: the GUI's (`position …`) and the board's (from its events). Where
-//! they meet ([`align`]) decides everything:
+//! they meet ([`align`](crate::uci::line::align)) decides everything:
 //! - level: the player is to move; a `go` waits for the board's next confirmed move;
 //! - the board behind: the GUI's moves (its engine's, an online opponent's) are shown on
 //!   the board and in `info string`, one at a time; carried out, they are the GUI's moves,
@@ -123,6 +123,8 @@ pub struct Engine {
     early: VecDeque<String>,
     /// Whether the board was asked to start.
     started: bool,
+    /// Whether a move was sent as `bestmove` for the GUI's position as it stands.
+    answered: bool,
 }
 
 /// How many `info string`s are kept for a GUI that has not sent `uci` yet.
@@ -243,6 +245,7 @@ impl Engine {
             Command::SetOption { name, value } => self.set_option(&name, value.as_deref()),
             Command::UciNewGame => {
                 self.gui = None;
+                self.answered = false;
                 self.requested = None;
                 self.sync();
             }
@@ -316,6 +319,14 @@ impl Engine {
                 detail,
                 ..
             } => self.info(format!("{laws} article {article}: {detail}")),
+            GameEvent::ClaimLapsed {
+                article, detail, ..
+            } => self.info(format!(
+                "the claim under article {article} has lapsed: {detail}"
+            )),
+            GameEvent::Due {
+                article, detail, ..
+            } => self.info(format!("article {article}: {detail}")),
             GameEvent::Result { result, reason } => {
                 self.info(format!("the board shows a result: {result} ({reason})"))
             }
@@ -374,6 +385,7 @@ impl Engine {
             }
         }
         self.gui = Some(line);
+        self.answered = false;
         self.sync();
     }
 
@@ -443,6 +455,7 @@ impl Engine {
             None => shakmaty::uci::UciMove::from_move(mv, self.mode()).to_string(),
         };
         self.say(format!("bestmove {uci}"));
+        self.answered = true;
     }
 
     fn say(&mut self, line: impl Into<String>) {

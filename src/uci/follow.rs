@@ -218,6 +218,8 @@ async fn game_so_far(board: &BoardProxy<'static>) -> Vec<GameEvent> {
                     uci: UciMove::from_move(*m, mode).to_string(),
                     san: String::new(),
                     fen: String::new(),
+                    clock_ms: None,
+                    emt_ms: None,
                 });
             }
         }

@@ -84,9 +84,14 @@ fn run_probes_a_dgt_board_notifies_systemd_pings_the_watchdog_and_watch_prints_i
     // The probe: reset and board request, answered with a board dump; then the start-up.
     board.wait_for(LIMIT, |b| b.windows(2).any(|w| w == [0x40, 0x42]));
     board.send_bytes(&dgt_start_dump());
-    let startup: Vec<u8> = eboardd::protocol::dgt::startup_commands().concat();
+    // The codec's start-up, its clock command sent apart (clock commands go one at a time).
+    let (clock, startup): (Vec<Vec<u8>>, Vec<Vec<u8>>) = eboardd::protocol::dgt::startup_commands()
+        .into_iter()
+        .partition(|c| c.first() == Some(&0x2b));
+    let startup = startup.concat();
     board.wait_for(LIMIT, |b| {
         b.windows(startup.len()).any(|w| w == startup.as_slice())
+            && b.windows(5).any(|w| w == clock[0].as_slice())
     });
 
     let watch = Command::new(env!("CARGO_BIN_EXE_eboardd"))

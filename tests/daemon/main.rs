@@ -2,11 +2,16 @@
 //! pseudo-terminals, a D-Bus client watching. Nothing needs to be installed.
 
 mod cli;
+mod emulated;
+mod emulated_game;
+mod emulated_links;
 mod game;
 mod introspection;
 mod links;
+mod pgn_dir;
 mod pty_board;
 mod real_board;
 mod restart;
 mod script_core;
 mod support;
+mod trace_board;

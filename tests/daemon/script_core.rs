@@ -193,6 +193,8 @@ impl ScriptCore {
                         article: rest.first().unwrap_or(&"").to_string(),
                         laws: "fide-2023".into(),
                         detail: rest.get(1..).unwrap_or(&[]).join(" "),
+                        claimable: true,
+                        square: None,
                     },
                 );
             }
@@ -273,7 +275,9 @@ impl Core for ScriptCore {
                     }
                 }
             }
-            CoreCommand::ShowMove(m) => self.transmit.push_back(format!("show {m}\n").into_bytes()),
+            CoreCommand::ShowMove { uci, .. } => self
+                .transmit
+                .push_back(format!("show {uci}\n").into_bytes()),
             CoreCommand::SetLeds(squares) => {
                 let names: Vec<String> = squares.iter().map(|s| s.to_string()).collect();
                 self.transmit

@@ -148,10 +148,48 @@ impl Signals {
         }
     }
 
+    /// Every signal up to and including the first that `last` accepts, within `limit`.
+    pub async fn until(
+        &mut self,
+        limit: Duration,
+        last: impl Fn(&Message) -> bool,
+    ) -> Vec<Message> {
+        let mut seen = Vec::new();
+        let wait = async {
+            loop {
+                let msg = self.rx.recv().await.expect("signal stream open");
+                let done = last(&msg);
+                seen.push(msg);
+                if done {
+                    return;
+                }
+            }
+        };
+        if tokio::time::timeout(limit, wait).await.is_err() {
+            let members: Vec<String> = seen
+                .iter()
+                .map(|m| match m.body().deserialize::<(String,)>() {
+                    Ok((json,)) if member(m) == "Event" => json,
+                    _ => member(m),
+                })
+                .collect();
+            panic!("the last signal awaited did not come within {limit:?}; seen {members:?}");
+        }
+        seen
+    }
+
     /// Forgets the signals received so far.
     pub fn clear(&mut self) {
         while self.rx.try_recv().is_ok() {}
     }
+}
+
+/// A signal's member name.
+pub fn member(msg: &Message) -> String {
+    msg.header()
+        .member()
+        .map(|m| m.to_string())
+        .unwrap_or_default()
 }
 
 /// A temporary directory with the board link path in it.
@@ -177,4 +215,15 @@ pub async fn manager_proxy(conn: &Connection) -> ManagerProxy<'static> {
         .build()
         .await
         .expect("manager proxy")
+}
+
+/// Logs the daemon's tracing to stderr when `EBOARDD_TEST_LOG` is set (a filter such as
+/// `debug`), for debugging a test.
+pub fn logs() {
+    if let Ok(filter) = std::env::var("EBOARDD_TEST_LOG") {
+        let _ = tracing_subscriber::fmt()
+            .with_env_filter(filter)
+            .with_writer(std::io::stderr)
+            .try_init();
+    }
 }

@@ -40,7 +40,8 @@ pub struct AccuracyArgs {
     /// How the hand plays.
     #[arg(long, value_enum, default_value_t = HandStyle::Default)]
     pub hand: HandStyle,
-    /// Print every game that is not reconstructed exactly.
+    /// Print every game that is not reconstructed exactly (`laws`: every observation
+    /// missed and every false report).
     #[arg(long)]
     pub verbose: bool,
 }

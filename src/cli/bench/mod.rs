@@ -7,8 +7,10 @@
 //! - `accuracy`: real games played by the simulated hand on emulated boards, in virtual
 //!   time, through the codecs, the sensed board and the tracker; beside the fixed 250 ms
 //!   still-board matcher, on the same traces in the same run; and tracker throughput.
+//! - `laws`: the arbiter against the observations of traces' truth.
 
 mod accuracy;
+mod laws;
 mod traces;
 
 pub use accuracy::HandStyle;
@@ -31,7 +33,8 @@ pub struct BenchArgs {
     /// How many megabytes of stream to decode per protocol (`codec`).
     #[arg(long, default_value_t = 64)]
     pub megabytes: usize,
-    /// Traces to score (`traces`): files, or folders of `NAME.trace` with `NAME.json` beside.
+    /// Traces to score (`traces`, `laws`): files, or folders of `NAME.trace` with
+    /// `NAME.json` beside.
     pub paths: Vec<PathBuf>,
     /// Options of `accuracy`.
     #[command(flatten)]
@@ -49,6 +52,9 @@ pub enum BenchWhat {
     /// Accuracy, decision latency and tracker throughput on real games played by the
     /// simulated hand on emulated boards, beside the fixed 250 ms still-board matcher.
     Accuracy,
+    /// The arbiter (2023 Laws, `report` mode) against the truth's observations: expected,
+    /// found and false reports per article.
+    Laws,
 }
 
 /// Runs `eboardd bench`.
@@ -57,6 +63,7 @@ pub fn run(args: BenchArgs) -> anyhow::Result<()> {
         BenchWhat::Codec => codec(args.megabytes.max(1)),
         BenchWhat::Traces => traces::run(&args.paths)?,
         BenchWhat::Accuracy => accuracy::run(&args.accuracy)?,
+        BenchWhat::Laws => laws::run(&args.paths, args.accuracy.verbose)?,
     }
     Ok(())
 }

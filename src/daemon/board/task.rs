@@ -186,17 +186,21 @@ impl BoardTask {
         };
         let protocol = match self.setup.protocol {
             ProtocolChoice::Fixed(p) => p,
-            ProtocolChoice::Auto => match self.serving(probe::probe(&mut port)).await {
-                Ok(Ok(p)) => p,
-                Ok(Err(ProbeError::Link(e))) => return Step::Ended(Ended::Lost(e)),
-                Ok(Err(e @ ProbeError::NoAnswer)) => {
-                    return Step::Ended(Ended::Lost(LinkError {
-                        unplugged: false,
-                        reason: e.to_string(),
-                    }));
+            ProtocolChoice::Auto => {
+                // A board coming back is asked in the protocol it spoke before.
+                let first = self.core.as_ref().map_or(Protocol::Dgt, |(p, _)| *p);
+                match self.serving(probe::probe_first(&mut port, first)).await {
+                    Ok(Ok(p)) => p,
+                    Ok(Err(ProbeError::Link(e))) => return Step::Ended(Ended::Lost(e)),
+                    Ok(Err(e @ ProbeError::NoAnswer)) => {
+                        return Step::Ended(Ended::Lost(LinkError {
+                            unplugged: false,
+                            reason: e.to_string(),
+                        }));
+                    }
+                    Err(stop) => return Step::Ended(stop),
                 }
-                Err(stop) => return Step::Ended(stop),
-            },
+            }
         };
         Step::Port(port, protocol)
     }
@@ -263,6 +267,13 @@ impl BoardTask {
                     }
                 }
             }
+            if let Some(reason) = self.core.as_ref().and_then(|(_, c)| c.link_lost()) {
+                self.publish_events();
+                return Ended::Lost(LinkError {
+                    unplugged: false,
+                    reason,
+                });
+            }
         }
     }
 
@@ -299,18 +310,23 @@ impl BoardTask {
     }
 
     fn carry_out(&mut self, command: CoreCommand) -> Result<(), BoardError> {
-        if let CoreCommand::ShowMove(m) = &command {
-            let (pos, _) = self.game.position();
-            if m.to_move(pos).is_err() {
-                return Err(BoardError::InvalidArgument(format!(
-                    "{m} is not a legal move in the game position {}",
-                    self.game.fen()
-                )));
+        let command = match command {
+            CoreCommand::ShowMove { uci, .. } => {
+                let (pos, _) = self.game.position();
+                let Ok(m) = uci.to_move(pos) else {
+                    return Err(BoardError::InvalidArgument(format!(
+                        "{uci} is not a legal move in the game position {}",
+                        self.game.fen()
+                    )));
+                };
+                let san = shakmaty::san::SanPlus::from_move(pos.clone(), m).to_string();
+                CoreCommand::ShowMove { uci, san }
             }
-        }
+            other => other,
+        };
         let needs_board = matches!(
             command,
-            CoreCommand::ShowMove(_) | CoreCommand::SetLeds(_) | CoreCommand::ClockText(_)
+            CoreCommand::ShowMove { .. } | CoreCommand::SetLeds(_) | CoreCommand::ClockText(_)
         );
         if needs_board && !self.connected {
             return Err(BoardError::NotConnected(self.device()));

@@ -23,6 +23,8 @@ fn e4() -> GameEvent {
         uci: "e2e4".into(),
         san: "e4".into(),
         fen: "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1".into(),
+        clock_ms: None,
+        emt_ms: None,
     }
 }
 
@@ -32,6 +34,8 @@ fn e5() -> GameEvent {
         uci: "e7e5".into(),
         san: "e5".into(),
         fen: "rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 0 2".into(),
+        clock_ms: None,
+        emt_ms: None,
     }
 }
 

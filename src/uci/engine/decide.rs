@@ -90,6 +90,10 @@ impl Engine {
             } => self.guide(*index, *next, *remaining),
             Relation::Ahead { mv, extra } => {
                 self.show(None);
+                if self.answered {
+                    // The GUI has its move; the rest is for its next position.
+                    return;
+                }
                 let Some(gui) = &self.gui else { return };
                 let uci = gui.uci(*mv);
                 if *extra > 1 {

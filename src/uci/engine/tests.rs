@@ -36,6 +36,8 @@ fn moved(e: &mut Engine, ply: u32, uci: &str) {
         uci: uci.into(),
         san: String::new(),
         fen: String::new(),
+        clock_ms: None,
+        emt_ms: None,
     });
 }
 

@@ -1,0 +1,278 @@
+//! The production core: [`BoardCore`] (codec, sensed board, tracker) plus what a board on a
+//! live link needs — each protocol's start-up, the DGT keep-alive, DGT clock commands one
+//! at a time ([`ClockQueue`]), the LEDs ([`leds`]), the board's serial number, and for
+//! Millennium the status requests that keep its link honest ([`LinkWatch`]).
+
+use std::collections::VecDeque;
+use std::time::Duration;
+
+use shakmaty::uci::UciMove;
+
+use crate::event::{Orientation, TimedEvent};
+use crate::game::record::GameRecord;
+use crate::laws::{self, Edition, LawsConfig};
+use crate::pipeline::{BoardCore, CoreConfig, LinkItem, Reconstruction};
+use crate::protocol::{Protocol, dgt, millennium};
+use crate::sensing::{LinkInfo, SensingConfig};
+use crate::time::Time;
+use crate::tracker::TrackerConfig;
+
+use super::clock::{ClockError, ClockQueue, ClockRequest};
+use super::leds;
+use super::watch::LinkWatch;
+use super::{CommandError, Core, CoreCommand, CoreSettings};
+use crate::daemon::config::{Laws, TouchMove};
+
+/// How often a DGT board is asked for its serial number to prove the link is alive.
+pub const DGT_KEEPALIVE: Duration = Duration::from_secs(1);
+
+/// The production core (see the module documentation). New games, set positions and
+/// journalled games to resume go into the tracker.
+#[derive(Debug)]
+pub struct PipelineCore {
+    protocol: Protocol,
+    core: BoardCore,
+    transmit: VecDeque<Vec<u8>>,
+    events: VecDeque<TimedEvent>,
+    keepalive: Option<Time>,
+    clock: ClockQueue,
+    watch: LinkWatch,
+    serial: Option<String>,
+    long_serial: Option<String>,
+    version: Option<String>,
+}
+
+impl PipelineCore {
+    /// A core for a board speaking `protocol`.
+    pub fn new(protocol: Protocol, settings: &CoreSettings) -> Self {
+        let tracker = TrackerConfig {
+            settle: settings.settle,
+            ..TrackerConfig::default()
+        };
+        let config = CoreConfig {
+            sensing: SensingConfig {
+                orientation: settings.orientation,
+                expected: None,
+            },
+            start_fen: None,
+            keep_sensed: false,
+            reconstruction: Reconstruction::Tracker,
+            tracker,
+            laws: laws_config(settings),
+        };
+        PipelineCore {
+            protocol,
+            core: BoardCore::new(protocol, config),
+            transmit: VecDeque::new(),
+            events: VecDeque::new(),
+            keepalive: None,
+            clock: ClockQueue::new(),
+            watch: LinkWatch::new(),
+            serial: None,
+            long_serial: None,
+            version: None,
+        }
+    }
+
+    /// The DGT clock's queue (what is known of the clock).
+    pub fn clock(&self) -> &ClockQueue {
+        &self.clock
+    }
+
+    /// Which way round the board stands now (normal until the board said otherwise).
+    fn orientation_now(&self) -> Orientation {
+        self.core.sensing().orientation()
+    }
+
+    /// Takes in what the board said about its link.
+    fn take_link_items(&mut self) {
+        while let Some(item) = self.core.poll_link() {
+            match item {
+                LinkItem::Info(t, LinkInfo::ClockAck(ack)) => self.clock.handle_ack(t, &ack),
+                LinkItem::Info(t, LinkInfo::ClockPresent(p)) => self.clock.handle_presence(t, p),
+                LinkItem::Info(_, LinkInfo::Serial { text, long }) if !text.is_empty() => {
+                    if long {
+                        self.long_serial = Some(text);
+                    } else {
+                        self.serial = Some(text);
+                    }
+                }
+                LinkItem::Info(_, LinkInfo::Version(v)) => self.version = Some(v),
+                LinkItem::Skipped(t) if self.protocol == Protocol::Millennium => {
+                    self.watch.skipped(t);
+                }
+                _ => {}
+            }
+        }
+    }
+
+    fn clock_text(&mut self, now: Time, text: &str) -> Result<(), CommandError> {
+        if self.protocol != Protocol::Dgt {
+            return Err(CommandError::Unsupported(format!(
+                "{} boards have no clock",
+                self.protocol
+            )));
+        }
+        self.clock
+            .push(now, ClockRequest::Text(text.to_string()))
+            .map_err(|e| match e {
+                ClockError::NoClock => CommandError::Unsupported(e.to_string()),
+                ClockError::Busy(_) => CommandError::Rejected(e.to_string()),
+            })
+    }
+}
+
+impl Core for PipelineCore {
+    fn handle_connected(&mut self, now: Time) {
+        self.core.handle_reconnected();
+        match self.protocol {
+            Protocol::Dgt => {
+                // Clock commands go through the clock's queue, one at a time.
+                self.transmit.extend(
+                    dgt::startup_commands()
+                        .into_iter()
+                        .filter(|c| c.first() != Some(&dgt::cmd::CLOCK_MESSAGE)),
+                );
+                self.transmit
+                    .extend(dgt::Command::ReturnLongSerialNr.to_bytes().ok());
+                self.clock.restart(now);
+                self.keepalive = Some(now + DGT_KEEPALIVE);
+            }
+            Protocol::Millennium => {
+                self.transmit.extend(millennium::startup_commands());
+                self.watch.connected(now);
+            }
+        }
+    }
+
+    fn handle_input(&mut self, now: Time, bytes: &[u8]) {
+        if self.protocol == Protocol::Millennium {
+            self.watch.input(now);
+        }
+        self.core.handle_input(now, bytes);
+        self.take_link_items();
+    }
+
+    fn handle_timeout(&mut self, now: Time) {
+        self.core.handle_timeout(now);
+        if let Some(due) = self.keepalive.filter(|due| *due <= now) {
+            self.transmit
+                .extend(dgt::Command::ReturnSerialNr.to_bytes().ok());
+            self.keepalive = Some(due.max(now) + DGT_KEEPALIVE);
+        }
+        self.clock.handle_timeout(now);
+        if self.protocol == Protocol::Millennium {
+            self.watch.handle_timeout(now);
+        }
+    }
+
+    fn handle_command(&mut self, now: Time, command: CoreCommand) -> Result<(), CommandError> {
+        match command {
+            CoreCommand::NewGame(setup) | CoreCommand::SetPosition(setup) => self
+                .core
+                .new_game(now, &setup.fen)
+                .map_err(CommandError::Rejected),
+            CoreCommand::Resume(events) => {
+                let mut record = GameRecord::default();
+                for e in &events {
+                    record.apply(e);
+                }
+                let Some(fen) = record.start_fen.clone() else {
+                    return Err(CommandError::Rejected(
+                        "the journal holds no game start".to_string(),
+                    ));
+                };
+                let moves: Vec<String> = record.moves.iter().map(|m| m.uci.clone()).collect();
+                self.core
+                    .resume(now, &fen, &moves)
+                    .map_err(CommandError::Rejected)
+            }
+            CoreCommand::ShowMove { uci, san } => {
+                let UciMove::Normal { from, to, .. } = uci else {
+                    return Err(CommandError::Rejected(format!("{uci} moves no piece")));
+                };
+                let orientation = self.orientation_now();
+                self.transmit
+                    .extend(leds::show_move(self.protocol, orientation, from, to));
+                // The move on the clock too, when there is one.
+                if self.protocol == Protocol::Dgt && self.clock.present() == Some(true) {
+                    let text = if san.is_empty() { uci.to_string() } else { san };
+                    let _ = self.clock_text(now, &text);
+                }
+                Ok(())
+            }
+            CoreCommand::SetLeds(squares) => {
+                let orientation = self.orientation_now();
+                self.transmit
+                    .extend(leds::light(self.protocol, orientation, &squares));
+                Ok(())
+            }
+            CoreCommand::ClockText(text) => self.clock_text(now, &text),
+        }
+    }
+
+    fn poll_event(&mut self) -> Option<TimedEvent> {
+        self.events.pop_front().or_else(|| self.core.poll_event())
+    }
+
+    fn poll_transmit(&mut self) -> Option<Vec<u8>> {
+        self.transmit
+            .pop_front()
+            .or_else(|| self.clock.poll_transmit())
+            .or_else(|| self.watch.poll_transmit())
+    }
+
+    fn poll_timeout(&self) -> Option<Time> {
+        [
+            self.core.poll_timeout(),
+            self.keepalive,
+            self.clock.poll_timeout(),
+            self.watch.poll_timeout(),
+        ]
+        .into_iter()
+        .flatten()
+        .min()
+    }
+
+    fn placement(&self) -> Option<String> {
+        let sensing = self.core.sensing();
+        sensing.has_report().then(|| sensing.board().to_string())
+    }
+
+    fn orientation(&self) -> Option<Orientation> {
+        let sensing = self.core.sensing();
+        sensing.has_report().then(|| sensing.orientation())
+    }
+
+    fn serial(&self) -> Option<String> {
+        match self.protocol {
+            Protocol::Dgt => self.long_serial.clone().or_else(|| self.serial.clone()),
+            // A ChessLink board has no serial number; its firmware version names it.
+            Protocol::Millennium => self.version.clone(),
+        }
+    }
+
+    fn link_lost(&self) -> Option<String> {
+        self.watch.lost().map(str::to_string)
+    }
+}
+
+#[cfg(test)]
+mod tests;
+
+/// The arbiter's configuration for a board's settings.
+fn laws_config(settings: &CoreSettings) -> LawsConfig {
+    LawsConfig {
+        edition: match settings.laws {
+            Laws::Fide2023 => Edition::Fide2023,
+            Laws::Fide2014 => Edition::Fide2014,
+            Laws::FideClassic => Edition::FideClassic,
+        },
+        touch_move: match settings.touch_move {
+            TouchMove::Report => laws::TouchMove::Report,
+            TouchMove::Enforce => laws::TouchMove::Enforce,
+            TouchMove::Off => laws::TouchMove::Off,
+        },
+        ..LawsConfig::default()
+    }
+}

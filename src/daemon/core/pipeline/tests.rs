@@ -1,0 +1,210 @@
+use std::time::Duration;
+
+use shakmaty::Square;
+use shakmaty::uci::UciMove;
+
+use super::*;
+use crate::daemon::config::{Laws, TouchMove};
+use crate::daemon::core::GameSetup;
+use crate::daemon::core::clock::{ACK_TIMEOUT, ATTEMPTS};
+use crate::daemon::core::watch::{QUIET_POLL, SILENCE_LIMIT};
+use crate::event::GameEvent;
+use crate::protocol::dgt::{BoardMessage, ClockAck, ack};
+
+fn settings() -> CoreSettings {
+    CoreSettings {
+        orientation: None,
+        settle: Duration::from_millis(300),
+        laws: Laws::default(),
+        touch_move: TouchMove::default(),
+    }
+}
+
+fn sent(core: &mut PipelineCore) -> Vec<Vec<u8>> {
+    std::iter::from_fn(|| core.poll_transmit()).collect()
+}
+
+fn dgt_message(m: &BoardMessage) -> Vec<u8> {
+    m.to_bytes().expect("encodes")
+}
+
+fn version_ack(ack2: u8) -> Vec<u8> {
+    dgt_message(&BoardMessage::ClockAck(ClockAck {
+        bytes: [ack::OK, 0x09, ack2, 0],
+    }))
+}
+
+const CLOCK_VERSION: [u8; 5] = [0x2b, 0x03, 0x03, 0x09, 0x00];
+
+fn connected_dgt() -> PipelineCore {
+    let mut core = PipelineCore::new(Protocol::Dgt, &settings());
+    core.handle_connected(Time::ZERO);
+    core
+}
+
+#[test]
+fn dgt_core_starts_with_a_reset_and_keeps_the_link_alive() {
+    let mut core = connected_dgt();
+    let startup = sent(&mut core);
+    assert_eq!(startup.first(), Some(&vec![0x40]));
+    assert!(
+        startup.contains(&vec![0x55]),
+        "asks for the long serial number"
+    );
+    assert_eq!(
+        startup.last(),
+        Some(&CLOCK_VERSION.to_vec()),
+        "then the clock"
+    );
+    assert_eq!(
+        startup.iter().filter(|c| c[0] == 0x2b).count(),
+        1,
+        "one clock command at a time"
+    );
+    let due = core.poll_timeout().expect("keep-alive timer");
+    assert_eq!(due, Time::from_millis(1000));
+    core.handle_timeout(due);
+    assert_eq!(sent(&mut core), [vec![0x45]]);
+    assert_eq!(core.poll_timeout(), Some(Time::from_millis(2000)));
+}
+
+#[test]
+fn the_serial_property_is_the_long_serial_number_or_else_the_short_one() {
+    let mut core = connected_dgt();
+    assert_eq!(core.serial(), None);
+    core.handle_input(
+        Time::from_millis(5),
+        &dgt_message(&BoardMessage::SerialNr("10960".into())),
+    );
+    assert_eq!(core.serial().as_deref(), Some("10960"));
+    core.handle_input(
+        Time::from_millis(6),
+        &dgt_message(&BoardMessage::LongSerialNr("3.10 10960".into())),
+    );
+    assert_eq!(core.serial().as_deref(), Some("3.10 10960"));
+
+    let mut m = PipelineCore::new(Protocol::Millennium, &settings());
+    m.handle_connected(Time::ZERO);
+    let v = millennium::Reply::Version(millennium::Version { high: 1, low: 3 });
+    let mut bytes = Vec::new();
+    v.encode_into(&mut bytes);
+    m.handle_input(Time::from_millis(5), &bytes);
+    assert_eq!(m.serial().as_deref(), Some("0103"));
+}
+
+#[test]
+fn clock_text_waits_for_the_clock_and_follows_its_kind() {
+    let mut core = connected_dgt();
+    sent(&mut core);
+    core.handle_command(
+        Time::from_millis(10),
+        CoreCommand::ClockText("Hello".into()),
+    )
+    .expect("queued while the version is asked");
+    assert_eq!(sent(&mut core), Vec::<Vec<u8>>::new(), "waits for the ack");
+    core.handle_input(Time::from_millis(70), &version_ack(0x21));
+    let text = sent(&mut core);
+    assert_eq!(text.len(), 1);
+    assert_eq!(&text[0][..4], &[0x2b, 0x0c, 0x03, 0x0c], "DGT3000 ASCII");
+    assert_eq!(&text[0][4..12], b"Hello   ");
+}
+
+#[test]
+fn an_unanswered_clock_command_is_resent_then_given_up_and_the_board_says_no_clock() {
+    let mut core = connected_dgt();
+    let mut versions = 0;
+    let mut now = Time::ZERO;
+    while now <= Time::ZERO + ACK_TIMEOUT * (ATTEMPTS + 1) {
+        versions += sent(&mut core)
+            .iter()
+            .filter(|c| c[..] == CLOCK_VERSION)
+            .count();
+        now = core.poll_timeout().expect("timers");
+        core.handle_timeout(now);
+    }
+    assert_eq!(versions, ATTEMPTS as usize);
+    let refused = core.handle_command(now, CoreCommand::ClockText("hi".into()));
+    assert!(
+        matches!(refused, Err(CommandError::Unsupported(ref m)) if m.contains("no clock")),
+        "{refused:?}"
+    );
+}
+
+#[test]
+fn a_shown_move_lights_its_squares_and_goes_on_the_clock() {
+    let mut core = connected_dgt();
+    sent(&mut core);
+    core.handle_input(Time::from_millis(70), &version_ack(0x21));
+    let show = CoreCommand::ShowMove {
+        uci: UciMove::from_ascii(b"g1f3").expect("uci"),
+        san: "Nf3".into(),
+    };
+    core.handle_command(Time::from_millis(100), show)
+        .expect("shown");
+    let out = sent(&mut core);
+    assert_eq!(
+        out[..2],
+        [
+            vec![0x60, 0x04, 0x00, 0x40, 0x40, 0x00],
+            vec![0x60, 0x04, 0x01, 62, 45, 0x00]
+        ]
+    );
+    assert_eq!(&out[2][..4], &[0x2b, 0x0c, 0x03, 0x0c]);
+    assert_eq!(&out[2][4..12], b"Nf3     ");
+}
+
+#[test]
+fn leds_on_a_millennium_board_go_out_as_l_and_x_frames_and_it_has_no_clock() {
+    let mut core = PipelineCore::new(Protocol::Millennium, &settings());
+    core.handle_connected(Time::ZERO);
+    sent(&mut core);
+    core.handle_command(Time::ZERO, CoreCommand::SetLeds(vec![Square::E2]))
+        .expect("lit");
+    let l = sent(&mut core);
+    assert_eq!(l.len(), 1);
+    assert_eq!(l[0][0] & 0x7f, b'L');
+    core.handle_command(Time::ZERO, CoreCommand::SetLeds(vec![]))
+        .expect("off");
+    assert_eq!(sent(&mut core), [millennium::Command::LedsOff.encode()]);
+    let text = core.handle_command(Time::ZERO, CoreCommand::ClockText("x".into()));
+    assert!(matches!(text, Err(CommandError::Unsupported(_))));
+}
+
+#[test]
+fn a_millennium_board_is_asked_for_its_status_after_garbage_and_when_quiet() {
+    let mut core = PipelineCore::new(Protocol::Millennium, &settings());
+    core.handle_connected(Time::ZERO);
+    sent(&mut core);
+    let status = millennium::Command::Status.encode();
+    // A frame with a bad checksum is dropped: the whole board is asked for.
+    core.handle_input(Time::from_millis(500), b"v0103zz");
+    let due = core.poll_timeout().expect("timer");
+    assert!(due <= Time::from_millis(500), "{due:?}");
+    core.handle_timeout(due);
+    assert_eq!(sent(&mut core), std::slice::from_ref(&status));
+    // Nothing for three seconds: asked again.
+    let due = core.poll_timeout().expect("timer");
+    assert_eq!(due, Time::from_millis(500) + QUIET_POLL);
+    core.handle_timeout(due);
+    assert_eq!(sent(&mut core), [status]);
+    // Still nothing: the link counts as lost once the limit is reached.
+    while core.link_lost().is_none() {
+        let due = core.poll_timeout().expect("timer");
+        assert!(due <= Time::from_millis(500) + SILENCE_LIMIT);
+        core.handle_timeout(due);
+    }
+}
+
+#[test]
+fn pipeline_core_announces_a_commanded_new_game() {
+    let mut core = PipelineCore::new(Protocol::Millennium, &settings());
+    core.handle_command(Time::ZERO, CoreCommand::NewGame(GameSetup::standard()))
+        .expect("accepted");
+    assert_eq!(
+        core.poll_event().map(|e| e.event),
+        Some(GameEvent::NewGame {
+            fen: crate::daemon::core::START_FEN.into(),
+            chess960: false
+        })
+    );
+}

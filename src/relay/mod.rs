@@ -1,0 +1,9 @@
+//! The broadcast relay: the games of every board as live PGN (issue 7).
+//!
+//! - [`pgn`]: the tags of a broadcast game and its PGN text.
+//! - [`files`]: the PGN files of `--pgn-dir`, rewritten atomically on every change.
+//! - [`http`]: `--relay-listen`, the same over HTTP with server-sent events.
+
+pub mod files;
+pub mod http;
+pub mod pgn;

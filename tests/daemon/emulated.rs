@@ -1,0 +1,335 @@
+//! The simulator's emulated board, played by its hand, on a pseudo-terminal that can be
+//! unplugged and plugged back on the same path (a symlink, as `/dev/serial/by-id/…`).
+//!
+//! [`EmulatedPty`] runs the board on a thread of its own, like `sim::pty::PtyBoard`, mapping
+//! wall time to the hand's virtual time `speed` times faster; unlike it, the link can drop:
+//! while unplugged the hand plays on, what the board sends is lost, and plugging it back
+//! makes a new pseudo-terminal behind the same path. Outages can be scheduled in virtual
+//! time (so they fall between the plies they are meant to), or made by hand. The hand
+//! starts when the host first writes, so that the daemon sees the whole game, and after an
+//! outage it waits until the host writes again: the daemon's back-off before reopening,
+//! seconds of wall time, would otherwise be a minute of play in scaled time. Likewise
+//! while no host has the port open (the daemon killed and not yet started again).
+
+use std::io::{ErrorKind, Read, Write};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Condvar, Mutex};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+use eboardd::sim::device::{EmulatedBoard, Transmission};
+use eboardd::sim::timeline::{Cursor, Timeline};
+use eboardd::time::Time;
+use serialport::{SerialPort, TTYPort};
+
+/// The longest the board's loop waits for the host before looking at the board again.
+const POLL: Duration = Duration::from_millis(5);
+
+/// What the test sees of the board's thread.
+#[derive(Debug, Default)]
+pub struct State {
+    /// Every byte the host wrote, over every plug.
+    pub host: Vec<u8>,
+    /// Whether the board is plugged in now.
+    pub plugged: bool,
+    /// How many times it was plugged in.
+    pub plugs: u32,
+    /// The virtual time reached.
+    pub reached: Time,
+    /// Why the thread stopped early, if it did.
+    pub error: Option<String>,
+}
+
+struct Shared {
+    stop: AtomicBool,
+    unplugged_by_hand: AtomicBool,
+    replug_at: Mutex<Option<Time>>,
+    inject: Mutex<Vec<u8>>,
+    state: Mutex<State>,
+    changed: Condvar,
+}
+
+/// An emulated board behind a pseudo-terminal that can be unplugged.
+pub struct EmulatedPty {
+    shared: Arc<Shared>,
+    thread: Option<JoinHandle<()>>,
+}
+
+impl EmulatedPty {
+    /// Plugs `board` in at `link` and starts playing `timeline` `speed` times faster than
+    /// real time; during each `(down, back)` of `outages` (virtual times) it is unplugged.
+    pub fn start(
+        link: &Path,
+        board: EmulatedBoard,
+        timeline: Timeline,
+        speed: f64,
+        outages: Vec<(Time, Time)>,
+    ) -> EmulatedPty {
+        let shared = Arc::new(Shared {
+            stop: AtomicBool::new(false),
+            unplugged_by_hand: AtomicBool::new(false),
+            replug_at: Mutex::new(None),
+            inject: Mutex::new(Vec::new()),
+            state: Mutex::new(State::default()),
+            changed: Condvar::new(),
+        });
+        let mut runner = Runner {
+            shared: Arc::clone(&shared),
+            link: link.to_path_buf(),
+            board,
+            speed,
+            outages,
+            master: None,
+        };
+        // Plugged in before the daemon starts, as a board on a desk.
+        if let Err(e) = runner.plug() {
+            panic!("cannot plug the emulated board in: {e}");
+        }
+        let thread = std::thread::spawn(move || {
+            if let Err(e) = runner.run(&timeline) {
+                eprintln!("emulated board on {}: {e:?}", runner.link.display());
+                runner.update(|s| s.error = Some(e.to_string()));
+            }
+            runner.unplug();
+        });
+        EmulatedPty {
+            shared,
+            thread: Some(thread),
+        }
+    }
+
+    /// Waits until `check` holds of the board's state, or panics after `limit`.
+    pub fn wait<T>(&self, limit: Duration, what: &str, check: impl Fn(&State) -> Option<T>) -> T {
+        let deadline = Instant::now() + limit;
+        let mut state = self.shared.state.lock().unwrap_or_else(|e| e.into_inner());
+        loop {
+            if let Some(t) = check(&state) {
+                return t;
+            }
+            if let Some(e) = &state.error {
+                panic!("the emulated board stopped: {e}");
+            }
+            let left = deadline.saturating_duration_since(Instant::now());
+            assert!(!left.is_zero(), "{what}: not within {limit:?}");
+            state = self
+                .shared
+                .changed
+                .wait_timeout(state, left)
+                .unwrap_or_else(|e| e.into_inner())
+                .0;
+        }
+    }
+
+    /// Everything the host wrote so far.
+    pub fn host_bytes(&self) -> Vec<u8> {
+        self.wait(Duration::ZERO, "host bytes", |s| Some(s.host.clone()))
+    }
+
+    /// Waits until the host wrote bytes that `check` accepts.
+    pub fn wait_host(&self, limit: Duration, what: &str, check: impl Fn(&[u8]) -> bool) {
+        self.wait(limit, what, |s| check(&s.host).then_some(()));
+    }
+
+    /// Sends `bytes` to the host as if the line had garbled something, between the
+    /// board's own messages.
+    pub fn inject(&self, bytes: &[u8]) {
+        self.shared
+            .inject
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .extend_from_slice(bytes);
+    }
+
+    /// Pulls the plug (until [`EmulatedPty::plug_at`]).
+    pub fn unplug(&self) {
+        self.shared.unplugged_by_hand.store(true, Ordering::Relaxed);
+        self.wait(Duration::from_secs(5), "unplugged", |s| {
+            (!s.plugged).then_some(())
+        });
+    }
+
+    /// Plugs the board back in when the hand's virtual time reaches `t` (after
+    /// [`EmulatedPty::unplug`]).
+    pub fn plug_at(&self, t: Time) {
+        *self
+            .shared
+            .replug_at
+            .lock()
+            .unwrap_or_else(|e| e.into_inner()) = Some(t);
+    }
+}
+
+impl Drop for EmulatedPty {
+    fn drop(&mut self) {
+        self.shared.stop.store(true, Ordering::Relaxed);
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
+}
+
+/// The hand's virtual time: wall time `speed` times faster, while it runs.
+struct VirtualClock {
+    base: Time,
+    since: Option<Instant>,
+    speed: f64,
+}
+
+impl VirtualClock {
+    fn now(&self) -> Time {
+        let run = self.since.map_or(0.0, |s| s.elapsed().as_secs_f64());
+        self.base + Duration::from_secs_f64(run * self.speed)
+    }
+
+    fn pause(&mut self) {
+        self.base = self.now();
+        self.since = None;
+    }
+
+    fn resume(&mut self) {
+        if self.since.is_none() {
+            self.since = Some(Instant::now());
+        }
+    }
+}
+
+struct Runner {
+    shared: Arc<Shared>,
+    link: PathBuf,
+    board: EmulatedBoard,
+    speed: f64,
+    outages: Vec<(Time, Time)>,
+    master: Option<TTYPort>,
+}
+
+impl Runner {
+    fn update(&self, f: impl FnOnce(&mut State)) {
+        let mut state = self.shared.state.lock().unwrap_or_else(|e| e.into_inner());
+        f(&mut state);
+        self.shared.changed.notify_all();
+    }
+
+    fn plug(&mut self) -> std::io::Result<()> {
+        let (master, slave) = TTYPort::pair().map_err(std::io::Error::from)?;
+        let name = slave
+            .name()
+            .ok_or_else(|| std::io::Error::other("the pty has no name"))?;
+        drop(slave);
+        let _ = std::fs::remove_file(&self.link);
+        std::os::unix::fs::symlink(&name, &self.link)?;
+        self.master = Some(master);
+        self.update(|s| {
+            s.plugged = true;
+            s.plugs += 1;
+        });
+        Ok(())
+    }
+
+    fn unplug(&mut self) {
+        let _ = std::fs::remove_file(&self.link);
+        self.master = None;
+        self.update(|s| s.plugged = false);
+    }
+
+    fn run(&mut self, timeline: &Timeline) -> std::io::Result<()> {
+        let mut clock = VirtualClock {
+            base: Time::ZERO,
+            since: None,
+            speed: self.speed,
+        };
+        let mut cursor = Cursor::new(timeline);
+        let mut pending: std::collections::VecDeque<Transmission> = Default::default();
+        let mut buf = [0u8; 512];
+        while !self.shared.stop.load(Ordering::Relaxed) {
+            let now = clock.now();
+            {
+                let mut at = self
+                    .shared
+                    .replug_at
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner());
+                if at.is_some_and(|t| t <= now) {
+                    *at = None;
+                    self.shared
+                        .unplugged_by_hand
+                        .store(false, Ordering::Relaxed);
+                }
+            }
+            let away = self.shared.unplugged_by_hand.load(Ordering::Relaxed)
+                || self
+                    .outages
+                    .iter()
+                    .any(|(down, back)| now >= *down && now < *back);
+            match (away, self.master.is_some()) {
+                (true, true) => self.unplug(),
+                (false, false) => {
+                    // Back: the hand waits until the host has the port again.
+                    clock.pause();
+                    self.plug()?;
+                }
+                _ => {}
+            }
+            while self.board.poll_timeout() <= now {
+                cursor.advance_to(self.board.poll_timeout());
+                self.board.handle_timeout(&cursor);
+            }
+            while let Some(t) = self.board.poll_transmit() {
+                pending.push_back(t);
+            }
+            while let Some(t) = pending.front().filter(|t| t.end <= now).cloned() {
+                pending.pop_front();
+                if let Some(master) = &mut self.master {
+                    // Nobody listening and the buffer full: the bytes are lost, as on a line.
+                    master.set_timeout(Duration::from_millis(1))?;
+                    match master.write_all(&t.bytes) {
+                        Ok(()) => {}
+                        Err(e) if e.kind() == ErrorKind::TimedOut => {}
+                        Err(e) => return Err(e),
+                    }
+                }
+            }
+            let garbage =
+                std::mem::take(&mut *self.shared.inject.lock().unwrap_or_else(|e| e.into_inner()));
+            if let (Some(master), false) = (&mut self.master, garbage.is_empty()) {
+                master.write_all(&garbage)?;
+            }
+            self.update(|s| s.reached = now);
+            let next = pending.front().map_or(self.board.poll_timeout(), |t| {
+                t.end.min(self.board.poll_timeout())
+            });
+            let wait =
+                Duration::from_secs_f64(next.saturating_since(now).as_secs_f64() / self.speed)
+                    .clamp(Duration::from_micros(200), POLL);
+            let Some(master) = &mut self.master else {
+                std::thread::sleep(wait);
+                continue;
+            };
+            master.set_timeout(wait)?;
+            match master.read(&mut buf) {
+                Ok(0) => {}
+                Ok(n) => {
+                    clock.resume();
+                    let at = clock.now();
+                    while self.board.poll_timeout() <= at {
+                        cursor.advance_to(self.board.poll_timeout());
+                        self.board.handle_timeout(&cursor);
+                    }
+                    self.board.handle_host_bytes(at, &buf[..n]);
+                    let bytes = buf[..n].to_vec();
+                    self.update(|s| s.host.extend_from_slice(&bytes));
+                }
+                Err(e) if e.kind() == ErrorKind::TimedOut => {}
+                // No host has the port open right now (EIO, or a hang-up): the daemon was
+                // stopped or killed. The hand waits until it is back, as it would for a
+                // restart that takes a moment.
+                Err(e) if e.raw_os_error() == Some(5) || e.kind() == ErrorKind::BrokenPipe => {
+                    clock.pause();
+                    std::thread::sleep(wait)
+                }
+                Err(e) => return Err(e),
+            }
+        }
+        Ok(())
+    }
+}
