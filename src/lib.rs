@@ -25,3 +25,4 @@ pub mod sim;
 pub mod time;
 pub mod trace;
 pub mod tracker;
+pub mod uci;

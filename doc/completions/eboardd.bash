@@ -22,6 +22,9 @@ _eboardd() {
             eboardd,demo)
                 cmd="eboardd__subcmd__demo"
                 ;;
+            eboardd,emulate)
+                cmd="eboardd__subcmd__emulate"
+                ;;
             eboardd,help)
                 cmd="eboardd__subcmd__help"
                 ;;
@@ -40,6 +43,9 @@ _eboardd() {
             eboardd,sim)
                 cmd="eboardd__subcmd__sim"
                 ;;
+            eboardd,uci)
+                cmd="eboardd__subcmd__uci"
+                ;;
             eboardd,watch)
                 cmd="eboardd__subcmd__watch"
                 ;;
@@ -48,6 +54,9 @@ _eboardd() {
                 ;;
             eboardd__subcmd__help,demo)
                 cmd="eboardd__subcmd__help__subcmd__demo"
+                ;;
+            eboardd__subcmd__help,emulate)
+                cmd="eboardd__subcmd__help__subcmd__emulate"
                 ;;
             eboardd__subcmd__help,help)
                 cmd="eboardd__subcmd__help__subcmd__help"
@@ -67,6 +76,9 @@ _eboardd() {
             eboardd__subcmd__help,sim)
                 cmd="eboardd__subcmd__help__subcmd__sim"
                 ;;
+            eboardd__subcmd__help,uci)
+                cmd="eboardd__subcmd__help__subcmd__uci"
+                ;;
             eboardd__subcmd__help,watch)
                 cmd="eboardd__subcmd__help__subcmd__watch"
                 ;;
@@ -77,7 +89,7 @@ _eboardd() {
 
     case "${cmd}" in
         eboardd)
-            opts="-h -V --help --version demo replay run watch list record sim bench help"
+            opts="-h -V --help --version demo replay run watch uci list record sim emulate bench help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -170,8 +182,46 @@ _eboardd() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        eboardd__subcmd__emulate)
+            opts="-h --protocol --side --fen --seed --speed --no-clock --trace --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --protocol)
+                    COMPREPLY=($(compgen -W "dgt millennium" -- "${cur}"))
+                    return 0
+                    ;;
+                --side)
+                    COMPREPLY=($(compgen -W "white black none" -- "${cur}"))
+                    return 0
+                    ;;
+                --fen)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --seed)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --speed)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --trace)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         eboardd__subcmd__help)
-            opts="demo replay run watch list record sim bench help"
+            opts="demo replay run watch uci list record sim emulate bench help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -199,6 +249,20 @@ _eboardd() {
             return 0
             ;;
         eboardd__subcmd__help__subcmd__demo)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        eboardd__subcmd__help__subcmd__emulate)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -283,6 +347,20 @@ _eboardd() {
             return 0
             ;;
         eboardd__subcmd__help__subcmd__sim)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        eboardd__subcmd__help__subcmd__uci)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -389,7 +467,7 @@ _eboardd() {
             return 0
             ;;
         eboardd__subcmd__run)
-            opts="-h --config --device --session --system --bus-address --state-dir --laws --touch-move --record --help"
+            opts="-h --config --device --session --system --bus-address --state-dir --laws --touch-move --record --pgn-dir --relay-listen --event --site --round --time-control --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -420,6 +498,30 @@ _eboardd() {
                     return 0
                     ;;
                 --record)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --pgn-dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --relay-listen)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --event)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --site)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --round)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --time-control)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -455,6 +557,36 @@ _eboardd() {
                     ;;
                 --hand)
                     COMPREPLY=($(compgen -W "default torture" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        eboardd__subcmd__uci)
+            opts="-h --board --device --protocol --system --bus-address --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --board)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --device)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --protocol)
+                    COMPREPLY=($(compgen -W "auto dgt millennium" -- "${cur}"))
+                    return 0
+                    ;;
+                --bus-address)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 *)

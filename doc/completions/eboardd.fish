@@ -30,9 +30,11 @@ complete -c eboardd -n "__fish_eboardd_needs_command" -f -a "demo" -d 'Play a re
 complete -c eboardd -n "__fish_eboardd_needs_command" -f -a "replay" -d 'Replay a recorded trace and print what eboardd decides, as JSON lines'
 complete -c eboardd -n "__fish_eboardd_needs_command" -f -a "run" -d 'Run the daemon: boards on their ports, games journalled, the D-Bus service'
 complete -c eboardd -n "__fish_eboardd_needs_command" -f -a "watch" -d 'Follow the running daemon\'s boards over D-Bus'
+complete -c eboardd -n "__fish_eboardd_needs_command" -f -a "uci" -d 'Be a UCI engine for chess GUIs: the bestmove is the move made on the board'
 complete -c eboardd -n "__fish_eboardd_needs_command" -f -a "list" -d 'Probe the serial ports and say which have boards on them'
 complete -c eboardd -n "__fish_eboardd_needs_command" -f -a "record" -d 'Record a board\'s traffic to a trace file while printing what it decodes'
 complete -c eboardd -n "__fish_eboardd_needs_command" -f -a "sim" -d 'Record a board\'s traffic to a trace file while printing what it decodes. Play a game with the simulated hand on an emulated board and write the trace'
+complete -c eboardd -n "__fish_eboardd_needs_command" -f -a "emulate" -d 'Put an emulated board on a pseudo-terminal for other programs: played live by the simulated hand (carrying out the moves shown on it), or replaying a trace'
 complete -c eboardd -n "__fish_eboardd_needs_command" -f -a "bench" -d 'Measure throughput and print the figures'
 complete -c eboardd -n "__fish_eboardd_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c eboardd -n "__fish_eboardd_using_subcommand demo" -l speed -d 'How many times faster than real time the hand plays' -r
@@ -70,15 +72,29 @@ complete -c eboardd -n "__fish_eboardd_using_subcommand run" -l touch-move -d 'T
 enforce\t''
 off\t''"
 complete -c eboardd -n "__fish_eboardd_using_subcommand run" -l record -d 'Write every board\'s traffic as traces into this directory (for bug reports)' -r -F
+complete -c eboardd -n "__fish_eboardd_using_subcommand run" -l pgn-dir -d 'Write every board\'s game as PGN to DIR (`board-N.pgn` and `games.pgn`), rewritten atomically on every move' -r -F
+complete -c eboardd -n "__fish_eboardd_using_subcommand run" -l relay-listen -d 'Serve `/games.pgn`, `/board/N.pgn` and `/events` (server-sent events) over HTTP on ADDR (`HOST:PORT`; a bare port listens on 127.0.0.1 only)' -r
+complete -c eboardd -n "__fish_eboardd_using_subcommand run" -l event -d 'The event\'s name in the PGN (`Event`)' -r
+complete -c eboardd -n "__fish_eboardd_using_subcommand run" -l site -d 'Where the event is played, in the PGN (`Site`)' -r
+complete -c eboardd -n "__fish_eboardd_using_subcommand run" -l round -d 'The round, in the PGN (`Round` is written `R.B` with the board\'s number)' -r
+complete -c eboardd -n "__fish_eboardd_using_subcommand run" -l time-control -d 'The time control, in the PGN (`TimeControl`, like `5400+30`)' -r
 complete -c eboardd -n "__fish_eboardd_using_subcommand run" -l session -d 'Serve on the user\'s session bus (the default)'
 complete -c eboardd -n "__fish_eboardd_using_subcommand run" -l system -d 'Serve on the system bus (the systemd service)'
 complete -c eboardd -n "__fish_eboardd_using_subcommand run" -s h -l help -d 'Print help'
 complete -c eboardd -n "__fish_eboardd_using_subcommand watch" -l board -d 'Only this board: its number (as in /org/eboardd/EBoard1/Board/N) or its device path' -r
 complete -c eboardd -n "__fish_eboardd_using_subcommand watch" -l format -d 'What to print' -r -f -a "jsonl\t'Every event as a contract JSON line; with several boards each line gets `"board":N`'
-uci\t'A UCI `position` command each time a game changes (pipe it into an engine)'"
+uci\t'Each confirmed move in UCI notation, one a line (as `replay --format uci` prints them); new games, withdrawn moves, takebacks and results as `info string` lines'"
 complete -c eboardd -n "__fish_eboardd_using_subcommand watch" -l bus-address -d 'Follow the daemon on the bus at this D-Bus address' -r
 complete -c eboardd -n "__fish_eboardd_using_subcommand watch" -l system -d 'Follow the daemon on the system bus (default: the session bus)'
 complete -c eboardd -n "__fish_eboardd_using_subcommand watch" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c eboardd -n "__fish_eboardd_using_subcommand uci" -l board -d 'Follow this board of the running daemon: its number (as in /org/eboardd/EBoard1/Board/N) or its device path' -r
+complete -c eboardd -n "__fish_eboardd_using_subcommand uci" -l device -d 'Open the board on this serial device here, not through the daemon' -r -F
+complete -c eboardd -n "__fish_eboardd_using_subcommand uci" -l protocol -d 'The board\'s protocol when it is opened here' -r -f -a "auto\t''
+dgt\t''
+millennium\t''"
+complete -c eboardd -n "__fish_eboardd_using_subcommand uci" -l bus-address -d 'Follow the daemon on the bus at this D-Bus address' -r
+complete -c eboardd -n "__fish_eboardd_using_subcommand uci" -l system -d 'Follow the daemon on the system bus (default: the session bus, then the system bus)'
+complete -c eboardd -n "__fish_eboardd_using_subcommand uci" -s h -l help -d 'Print help'
 complete -c eboardd -n "__fish_eboardd_using_subcommand list" -s h -l help -d 'Print help'
 complete -c eboardd -n "__fish_eboardd_using_subcommand record" -l device -d 'The board\'s serial device (`/dev/ttyUSB0`, `/dev/rfcomm0`...)' -r -F
 complete -c eboardd -n "__fish_eboardd_using_subcommand record" -l protocol -d 'The board\'s protocol' -r -f -a "dgt\t'DGT e-boards'
@@ -101,6 +117,17 @@ complete -c eboardd -n "__fish_eboardd_using_subcommand sim" -l hand -d 'How the
 torture\t'Fast, with many slides, quick replies, flicker and touches (no takebacks or illegal moves, which have no single right answer to score against)'"
 complete -c eboardd -n "__fish_eboardd_using_subcommand sim" -l turned -d 'The board stands turned round (DGT) or has its cable on White\'s left (Millennium)'
 complete -c eboardd -n "__fish_eboardd_using_subcommand sim" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c eboardd -n "__fish_eboardd_using_subcommand emulate" -l protocol -d 'The board' -r -f -a "dgt\t'DGT e-boards'
+millennium\t'Millennium ChessLink boards'"
+complete -c eboardd -n "__fish_eboardd_using_subcommand emulate" -l side -d 'The side the hand plays with moves of its own; the other side\'s moves are carried out when the board shows them' -r -f -a "white\t'White'
+black\t'Black'
+none\t'Neither: only shown moves and `play` commands'"
+complete -c eboardd -n "__fish_eboardd_using_subcommand emulate" -l fen -d 'The position on the board at the start (default: the standard start)' -r
+complete -c eboardd -n "__fish_eboardd_using_subcommand emulate" -l seed -d 'The seed of the hand and of its choice of moves' -r
+complete -c eboardd -n "__fish_eboardd_using_subcommand emulate" -l speed -d 'How many times faster than real time the board and the hand run' -r
+complete -c eboardd -n "__fish_eboardd_using_subcommand emulate" -l trace -d 'Play back the board\'s bytes of this trace instead' -r -F
+complete -c eboardd -n "__fish_eboardd_using_subcommand emulate" -l no-clock -d 'A DGT board without a DGT3000 clock'
+complete -c eboardd -n "__fish_eboardd_using_subcommand emulate" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c eboardd -n "__fish_eboardd_using_subcommand bench" -l megabytes -d 'How many megabytes of stream to decode per protocol (`codec`)' -r
 complete -c eboardd -n "__fish_eboardd_using_subcommand bench" -l pgn -d 'PGN files or folders of them (default: the games embedded in eboardd)' -r -F
 complete -c eboardd -n "__fish_eboardd_using_subcommand bench" -l games -d 'Play at most this many games (0: all)' -r
@@ -112,12 +139,14 @@ complete -c eboardd -n "__fish_eboardd_using_subcommand bench" -l hand -d 'How t
 torture\t'Fast, with many slides, quick replies, flicker and touches (no takebacks or illegal moves, which have no single right answer to score against)'"
 complete -c eboardd -n "__fish_eboardd_using_subcommand bench" -l verbose -d 'Print every game that is not reconstructed exactly (`laws`: every observation missed and every false report)'
 complete -c eboardd -n "__fish_eboardd_using_subcommand bench" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c eboardd -n "__fish_eboardd_using_subcommand help; and not __fish_seen_subcommand_from demo replay run watch list record sim bench help" -f -a "demo" -d 'Play a real game on an emulated board through the serial path, showing each event'
-complete -c eboardd -n "__fish_eboardd_using_subcommand help; and not __fish_seen_subcommand_from demo replay run watch list record sim bench help" -f -a "replay" -d 'Replay a recorded trace and print what eboardd decides, as JSON lines'
-complete -c eboardd -n "__fish_eboardd_using_subcommand help; and not __fish_seen_subcommand_from demo replay run watch list record sim bench help" -f -a "run" -d 'Run the daemon: boards on their ports, games journalled, the D-Bus service'
-complete -c eboardd -n "__fish_eboardd_using_subcommand help; and not __fish_seen_subcommand_from demo replay run watch list record sim bench help" -f -a "watch" -d 'Follow the running daemon\'s boards over D-Bus'
-complete -c eboardd -n "__fish_eboardd_using_subcommand help; and not __fish_seen_subcommand_from demo replay run watch list record sim bench help" -f -a "list" -d 'Probe the serial ports and say which have boards on them'
-complete -c eboardd -n "__fish_eboardd_using_subcommand help; and not __fish_seen_subcommand_from demo replay run watch list record sim bench help" -f -a "record" -d 'Record a board\'s traffic to a trace file while printing what it decodes'
-complete -c eboardd -n "__fish_eboardd_using_subcommand help; and not __fish_seen_subcommand_from demo replay run watch list record sim bench help" -f -a "sim" -d 'Record a board\'s traffic to a trace file while printing what it decodes. Play a game with the simulated hand on an emulated board and write the trace'
-complete -c eboardd -n "__fish_eboardd_using_subcommand help; and not __fish_seen_subcommand_from demo replay run watch list record sim bench help" -f -a "bench" -d 'Measure throughput and print the figures'
-complete -c eboardd -n "__fish_eboardd_using_subcommand help; and not __fish_seen_subcommand_from demo replay run watch list record sim bench help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c eboardd -n "__fish_eboardd_using_subcommand help; and not __fish_seen_subcommand_from demo replay run watch uci list record sim emulate bench help" -f -a "demo" -d 'Play a real game on an emulated board through the serial path, showing each event'
+complete -c eboardd -n "__fish_eboardd_using_subcommand help; and not __fish_seen_subcommand_from demo replay run watch uci list record sim emulate bench help" -f -a "replay" -d 'Replay a recorded trace and print what eboardd decides, as JSON lines'
+complete -c eboardd -n "__fish_eboardd_using_subcommand help; and not __fish_seen_subcommand_from demo replay run watch uci list record sim emulate bench help" -f -a "run" -d 'Run the daemon: boards on their ports, games journalled, the D-Bus service'
+complete -c eboardd -n "__fish_eboardd_using_subcommand help; and not __fish_seen_subcommand_from demo replay run watch uci list record sim emulate bench help" -f -a "watch" -d 'Follow the running daemon\'s boards over D-Bus'
+complete -c eboardd -n "__fish_eboardd_using_subcommand help; and not __fish_seen_subcommand_from demo replay run watch uci list record sim emulate bench help" -f -a "uci" -d 'Be a UCI engine for chess GUIs: the bestmove is the move made on the board'
+complete -c eboardd -n "__fish_eboardd_using_subcommand help; and not __fish_seen_subcommand_from demo replay run watch uci list record sim emulate bench help" -f -a "list" -d 'Probe the serial ports and say which have boards on them'
+complete -c eboardd -n "__fish_eboardd_using_subcommand help; and not __fish_seen_subcommand_from demo replay run watch uci list record sim emulate bench help" -f -a "record" -d 'Record a board\'s traffic to a trace file while printing what it decodes'
+complete -c eboardd -n "__fish_eboardd_using_subcommand help; and not __fish_seen_subcommand_from demo replay run watch uci list record sim emulate bench help" -f -a "sim" -d 'Record a board\'s traffic to a trace file while printing what it decodes. Play a game with the simulated hand on an emulated board and write the trace'
+complete -c eboardd -n "__fish_eboardd_using_subcommand help; and not __fish_seen_subcommand_from demo replay run watch uci list record sim emulate bench help" -f -a "emulate" -d 'Put an emulated board on a pseudo-terminal for other programs: played live by the simulated hand (carrying out the moves shown on it), or replaying a trace'
+complete -c eboardd -n "__fish_eboardd_using_subcommand help; and not __fish_seen_subcommand_from demo replay run watch uci list record sim emulate bench help" -f -a "bench" -d 'Measure throughput and print the figures'
+complete -c eboardd -n "__fish_eboardd_using_subcommand help; and not __fish_seen_subcommand_from demo replay run watch uci list record sim emulate bench help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'

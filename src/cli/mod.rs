@@ -6,12 +6,14 @@
 
 mod bench;
 mod demo;
+mod emulate;
 mod record;
 
 mod list;
 mod replay;
 mod run;
 mod sim;
+mod uci;
 mod watch;
 
 use std::path::PathBuf;
@@ -42,6 +44,8 @@ pub enum Command {
     Run(Box<run::RunArgs>),
     /// Follow the running daemon's boards over D-Bus.
     Watch(watch::WatchArgs),
+    /// Be a UCI engine for chess GUIs: the bestmove is the move made on the board.
+    Uci(uci::UciArgs),
     /// Probe the serial ports and say which have boards on them.
     List(list::ListArgs),
     /// Record a board's traffic to a trace file while printing what it decodes.
@@ -50,6 +54,9 @@ pub enum Command {
 
     /// Play a game with the simulated hand on an emulated board and write the trace.
     Sim(sim::SimArgs),
+    /// Put an emulated board on a pseudo-terminal for other programs: played live by the
+    /// simulated hand (carrying out the moves shown on it), or replaying a trace.
+    Emulate(emulate::EmulateArgs),
     /// Measure throughput and print the figures.
     Bench(bench::BenchArgs),
 }
@@ -179,10 +186,12 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Record(args) => record::run(args),
         Command::Run(args) => run::run(*args),
         Command::Watch(args) => watch::run(args),
+        Command::Uci(args) => uci::run(args),
         Command::List(args) => list::run(args),
 
         Command::Bench(args) => bench::run(args),
         Command::Sim(args) => sim::run(args),
+        Command::Emulate(args) => emulate::run(args),
     }
 }
 

@@ -1,6 +1,5 @@
 //! `eboardd watch`: follows the running daemon over D-Bus and prints what its boards do.
 
-use std::collections::BTreeMap;
 use std::io::{self, Write};
 
 use anyhow::Context;
@@ -12,7 +11,6 @@ use super::CliError;
 use crate::dbus::client::{BoardProxy, ManagerProxy};
 use crate::dbus::{BOARD_INTERFACE, BUS_NAME, Bus, MANAGER_PATH, board_path};
 use crate::event::GameEvent;
-use crate::game::record::GameRecord;
 
 /// Arguments of `eboardd watch`.
 #[derive(Debug, Args)]
@@ -36,7 +34,8 @@ pub struct WatchArgs {
 pub enum WatchFormat {
     /// Every event as a contract JSON line; with several boards each line gets `"board":N`.
     Jsonl,
-    /// A UCI `position` command each time a game changes (pipe it into an engine).
+    /// Each confirmed move in UCI notation, one a line (as `replay --format uci` prints
+    /// them); new games, withdrawn moves, takebacks and results as `info string` lines.
     Uci,
 }
 
@@ -45,17 +44,13 @@ pub enum WatchFormat {
 pub struct Printer {
     format: WatchFormat,
     tag_boards: bool,
-    games: BTreeMap<u32, GameRecord>,
 }
 
 impl Printer {
-    /// A printer; `tag_boards` adds the board number to JSON lines.
+    /// A printer; `tag_boards` adds the board number to every line (a `"board":N` field
+    /// in JSON lines, a leading `N ` in UCI lines).
     pub fn new(format: WatchFormat, tag_boards: bool) -> Self {
-        Printer {
-            format,
-            tag_boards,
-            games: BTreeMap::new(),
-        }
+        Printer { format, tag_boards }
     }
 
     /// The line to print for board `board`'s event `json`, if any.
@@ -67,34 +62,28 @@ impl Printer {
             }),
             WatchFormat::Uci => {
                 let event: GameEvent = serde_json::from_str(json).ok()?;
-                let game = self.games.entry(board).or_default();
-                game.apply(&event);
-                match event {
-                    GameEvent::NewGame { .. }
-                    | GameEvent::Move { .. }
-                    | GameEvent::Retract { .. }
-                    | GameEvent::Takeback { .. } => Some(position_command(game)),
-                    _ => None,
-                }
+                let line = match event {
+                    GameEvent::Move { uci, .. } => uci,
+                    GameEvent::NewGame { fen, .. } => format!("info string new game {fen}"),
+                    GameEvent::Retract { ply, uci } => {
+                        format!("info string withdrawn: move {ply} {uci}")
+                    }
+                    GameEvent::Takeback { ply } => {
+                        format!("info string taken back: the game ends after move {ply}")
+                    }
+                    GameEvent::Result { result, reason } => {
+                        format!("info string result {result} ({reason})")
+                    }
+                    _ => return None,
+                };
+                Some(if self.tag_boards {
+                    format!("{board} {line}")
+                } else {
+                    line
+                })
             }
         }
     }
-}
-
-/// The UCI `position` command for a game.
-pub fn position_command(game: &GameRecord) -> String {
-    let mut line = match game.start_fen.as_deref() {
-        None | Some(crate::daemon::core::START_FEN) => "position startpos".to_string(),
-        Some(fen) => format!("position fen {fen}"),
-    };
-    if !game.moves.is_empty() {
-        line.push_str(" moves");
-        for m in &game.moves {
-            line.push(' ');
-            line.push_str(&m.uci);
-        }
-    }
-    line
 }
 
 /// Runs `eboardd watch`.
@@ -146,7 +135,7 @@ async fn watch(args: WatchArgs) -> anyhow::Result<()> {
         && let Some(p) = &only_path
     {
         let board = BoardProxy::builder(&conn).path(p.as_str()).build().await?;
-        println!("position fen {}", board.fen().await?);
+        println!("info string position {}", board.fen().await?);
     }
     let stdout = io::stdout();
     while let Some(msg) = stream.next().await {
@@ -214,18 +203,28 @@ mod tests {
     }
 
     #[test]
-    fn uci_format_prints_the_position_after_every_change_of_the_game() {
+    fn uci_format_prints_each_confirmed_move_and_corrections_as_info_strings() {
         let mut p = Printer::new(WatchFormat::Uci, false);
         let start = r#"{"t_ms":0.0,"event":"new_game","fen":"rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1","chess960":false}"#;
-        assert_eq!(p.line(0, start).as_deref(), Some("position startpos"));
-        let e4 = r#"{"t_ms":1.0,"event":"move","ply":1,"uci":"e2e4","san":"e4","fen":"x"}"#;
         assert_eq!(
-            p.line(0, e4).as_deref(),
-            Some("position startpos moves e2e4")
+            p.line(0, start).as_deref(),
+            Some("info string new game rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1")
         );
+        let e4 = r#"{"t_ms":1.0,"event":"move","ply":1,"uci":"e2e4","san":"e4","fen":"x"}"#;
+        assert_eq!(p.line(0, e4).as_deref(), Some("e2e4"));
         let clock = r#"{"t_ms":2.0,"event":"clock","white_ms":1,"black_ms":2,"running":null}"#;
         assert_eq!(p.line(0, clock), None);
+        let retract = r#"{"t_ms":2.5,"event":"retract","ply":1,"uci":"e2e4"}"#;
+        assert_eq!(
+            p.line(0, retract).as_deref(),
+            Some("info string withdrawn: move 1 e2e4")
+        );
         let back = r#"{"t_ms":3.0,"event":"takeback","ply":0}"#;
-        assert_eq!(p.line(0, back).as_deref(), Some("position startpos"));
+        assert_eq!(
+            p.line(0, back).as_deref(),
+            Some("info string taken back: the game ends after move 0")
+        );
+        let mut several = Printer::new(WatchFormat::Uci, true);
+        assert_eq!(several.line(2, e4).as_deref(), Some("2 e2e4"));
     }
 }

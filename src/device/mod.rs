@@ -107,6 +107,11 @@ impl Device {
         &self.core
     }
 
+    /// The board's core, for commands (a new game, a game to resume).
+    pub fn core_mut(&mut self) -> &mut BoardCore {
+        &mut self.core
+    }
+
     /// Sends the protocol's start-up commands.
     pub async fn start(&mut self) -> Result<(), DeviceError> {
         for command in startup_commands(self.protocol) {

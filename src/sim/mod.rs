@@ -20,9 +20,12 @@
 //!   [`device::run_session`] drives one over a game.
 //! - [`trace`]: [`generate_trace`] renders a simulated game as a trace in the contract
 //!   format, with its truth. [`pty`]: the emulated board on a pseudo-terminal, in real or
-//!   scaled time (the only part that touches a clock or a file descriptor).
+//!   scaled time. [`live`]: the same, played live by a [`LiveHand`] one move at a time (a
+//!   GUI's moves carried out as the board shows them), for the UCI bridge's tests;
+//!   [`trace_pty`]: a recorded trace's board bytes played back on a pseudo-terminal.
 //!
-//! Everything but [`pty`] is deterministic: no threads, no sleeps, no clocks, no files. A
+//! Everything but [`pty`], [`live`] and [`trace_pty`] (the parts that touch a clock or a
+//! file descriptor) is deterministic: no threads, no sleeps, no clocks, no files. A
 //! seed gives the same timeline, bytes and truth on every machine ([`rng`] uses no
 //! platform maths). [`simulate`] runs hand and sensing model for one game without bytes.
 //!
@@ -43,16 +46,18 @@ pub mod board;
 pub mod device;
 pub mod games;
 pub mod hand;
+pub mod live;
 pub mod pgn;
 pub mod pty;
 pub mod rng;
 pub mod timeline;
 pub mod trace;
+pub mod trace_pty;
 pub mod truth;
 
 pub use behaviour::Behaviour;
 pub use board::{BoardModel, SensedChange};
-pub use hand::{Hand, HandOptions, Performance};
+pub use hand::{Hand, HandOptions, LiveHand, Performance};
 pub use pgn::{Game, PgnError};
 pub use timeline::{Part, PhysicalEvent, Timeline};
 pub use trace::{GeneratedTrace, TraceOptions, generate_trace};

@@ -5,18 +5,21 @@
 //! record`, a test) can open [`PtyBoard::path`] as if it were the board's serial port. Its
 //! [`run`](PtyBoard::run) loop maps wall time to the timeline's virtual time (`speed` times
 //! faster), reads what the host writes, runs the board's scans when they fall due and
-//! writes the board's bytes when they would have arrived. It is the only part of `sim` that
-//! touches a clock or a file descriptor, and it blocks the calling thread: run it on a
-//! thread of its own.
+//! writes the board's bytes when they would have arrived. [`run_live`](PtyBoard::run_live)
+//! does the same for a game made while it runs (a live hand's moves arrive on a channel).
+//! With [`super::live`] it is the only part of `sim` that touches a clock or a file
+//! descriptor, and it blocks the calling thread: run it on a thread of its own.
 
+use std::collections::VecDeque;
 use std::io::{self, Read, Write};
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::Receiver;
 use std::time::{Duration, Instant};
 
 use serialport::{SerialPort, TTYPort};
 
 use super::device::{EmulatedBoard, Transmission};
-use super::timeline::{Cursor, Timeline};
+use super::timeline::{Cursor, PhysicalEvent, Squares, Timeline};
 use crate::time::Time;
 
 /// The longest the loop waits for the host before looking at the board again.
@@ -90,59 +93,115 @@ impl PtyBoard {
     ) -> io::Result<RunStats> {
         let origin = Instant::now();
         let speed = self.speed;
-        let virtual_now = || {
-            let wall = origin.elapsed().as_secs_f64() * speed;
-            Time::from_micros((wall * 1e6) as u64)
-        };
+        let virtual_now = || virtual_time(origin, speed);
         let mut cursor = Cursor::new(timeline);
-        let mut pending: std::collections::VecDeque<Transmission> = Default::default();
+        let mut pending = VecDeque::new();
         let mut stats = RunStats::default();
-        let mut buf = [0u8; 512];
         loop {
             let now = virtual_now();
             stats.reached = now;
             if now > until || stop.load(Ordering::Relaxed) {
                 break;
             }
-            while self.board.poll_timeout() <= now {
-                cursor.advance_to(self.board.poll_timeout());
-                self.board.handle_timeout(&cursor);
-            }
-            while let Some(t) = self.board.poll_transmit() {
-                pending.push_back(t);
-            }
-            while pending.front().is_some_and(|t| t.end <= now) {
-                if let Some(t) = pending.pop_front() {
-                    self.master.write_all(&t.bytes)?;
-                    stats.board_bytes += t.bytes.len();
-                }
-            }
-            // Wait for the host until the next thing the board must do.
-            let next = pending.front().map_or(self.board.poll_timeout(), |t| {
-                t.end.min(self.board.poll_timeout())
-            });
-            let wait_virtual = next.saturating_since(now);
-            let wait = Duration::from_secs_f64(wait_virtual.as_secs_f64() / speed).min(POLL);
-            self.master
-                .set_timeout(wait.max(Duration::from_micros(200)))
-                .map_err(io::Error::from)?;
-            match self.master.read(&mut buf) {
-                Ok(0) => {}
-                Ok(n) => {
-                    stats.host_bytes += n;
-                    let at = virtual_now();
-                    while self.board.poll_timeout() <= at {
-                        cursor.advance_to(self.board.poll_timeout());
-                        self.board.handle_timeout(&cursor);
-                    }
-                    self.board.handle_host_bytes(at, &buf[..n]);
-                }
-                Err(e) if e.kind() == io::ErrorKind::TimedOut => {}
-                // No host has the port open right now.
-                Err(e) if e.raw_os_error() == Some(5) => std::thread::sleep(POLL),
-                Err(e) => return Err(e),
-            }
+            self.turn(&mut cursor, &mut pending, &mut stats, &virtual_now)?;
         }
         Ok(stats)
     }
+
+    /// Plays a game made live: the board starts as `start`, and every batch of physical
+    /// changes received on `changes` (a hand's move, from now on) joins its timeline. Virtual
+    /// time runs from `origin`, `speed` times faster than wall time. After every turn
+    /// `observe` sees the board (what the host made it show). Runs until `stop` is set.
+    pub fn run_live(
+        &mut self,
+        start: Squares,
+        origin: Instant,
+        changes: &Receiver<Vec<PhysicalEvent>>,
+        stop: &AtomicBool,
+        observe: &mut dyn FnMut(&EmulatedBoard),
+    ) -> io::Result<RunStats> {
+        let speed = self.speed;
+        let virtual_now = || virtual_time(origin, speed);
+        let mut timeline = Timeline::new(start, Vec::new());
+        let mut pending = VecDeque::new();
+        let mut stats = RunStats::default();
+        let mut sampled = Time::ZERO;
+        loop {
+            // A cursor reads the timeline as it stands; it is made again when it grows.
+            let mut cursor = Cursor::new(&timeline);
+            cursor.advance_to(sampled);
+            let arrived = loop {
+                if stop.load(Ordering::Relaxed) {
+                    return Ok(stats);
+                }
+                if let Ok(batch) = changes.try_recv() {
+                    break batch;
+                }
+                stats.reached = virtual_now();
+                self.turn(&mut cursor, &mut pending, &mut stats, &virtual_now)?;
+                sampled = self.board.poll_timeout().min(stats.reached);
+                observe(&self.board);
+            };
+            timeline.events.extend(arrived);
+            timeline.events.sort_by_key(|e| e.t);
+        }
+    }
+
+    /// One turn of a run: the board samples what is due, sends what has reached the host,
+    /// and waits a little for the host's bytes.
+    fn turn(
+        &mut self,
+        cursor: &mut Cursor<'_>,
+        pending: &mut VecDeque<Transmission>,
+        stats: &mut RunStats,
+        virtual_now: &dyn Fn() -> Time,
+    ) -> io::Result<()> {
+        let now = virtual_now();
+        while self.board.poll_timeout() <= now {
+            cursor.advance_to(self.board.poll_timeout());
+            self.board.handle_timeout(cursor);
+        }
+        while let Some(t) = self.board.poll_transmit() {
+            pending.push_back(t);
+        }
+        while pending.front().is_some_and(|t| t.end <= now) {
+            if let Some(t) = pending.pop_front() {
+                self.master.write_all(&t.bytes)?;
+                stats.board_bytes += t.bytes.len();
+            }
+        }
+        // Wait for the host until the next thing the board must do.
+        let next = pending.front().map_or(self.board.poll_timeout(), |t| {
+            t.end.min(self.board.poll_timeout())
+        });
+        let wait_virtual = next.saturating_since(now);
+        let wait = Duration::from_secs_f64(wait_virtual.as_secs_f64() / self.speed).min(POLL);
+        self.master
+            .set_timeout(wait.max(Duration::from_micros(200)))
+            .map_err(io::Error::from)?;
+        let mut buf = [0u8; 512];
+        match self.master.read(&mut buf) {
+            Ok(0) => {}
+            Ok(n) => {
+                stats.host_bytes += n;
+                let at = virtual_now();
+                while self.board.poll_timeout() <= at {
+                    cursor.advance_to(self.board.poll_timeout());
+                    self.board.handle_timeout(cursor);
+                }
+                self.board.handle_host_bytes(at, &buf[..n]);
+            }
+            Err(e) if e.kind() == io::ErrorKind::TimedOut => {}
+            // No host has the port open right now.
+            Err(e) if e.raw_os_error() == Some(5) => std::thread::sleep(POLL),
+            Err(e) => return Err(e),
+        }
+        Ok(())
+    }
+}
+
+/// Virtual time: wall time since `origin`, `speed` times faster.
+fn virtual_time(origin: Instant, speed: f64) -> Time {
+    let wall = origin.elapsed().as_secs_f64() * speed;
+    Time::from_micros((wall * 1e6) as u64)
 }

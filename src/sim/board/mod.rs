@@ -3,7 +3,7 @@
 //! [`dgt`] and [`millennium`] are sans-IO state machines in virtual time: they are told
 //! when to sample, sample a [`Cursor`] on the hand's [`Timeline`], and queue the messages
 //! the board would send ([`Outgoing`]: in chess terms, with the time they are ready and the
-//! square changes they reveal to the host). [`line`] times them on the serial line.
+//! square changes they reveal to the host). [`mod@line`] times them on the serial line.
 //! [`BoardModel`] joins a model and its line and [`BoardModel::run`] drives them over a
 //! whole timeline; what the host learns comes out as [`SensedChange`]s, each traced back to
 //! the ply that caused it. No bytes are made here: `sim::device` encodes the messages with

@@ -2,8 +2,8 @@
 //!
 //! It reads the host's commands with the codec's [`CommandDecoder`] and answers each as a
 //! single board does: reset (back to idle), board dump, the three update modes, version,
-//! serial numbers, trademark, bus address, battery, the event log, LEDs (taken silently),
-//! and clock commands. Its [`DgtModel`] scans the physical board and its field updates are
+//! serial numbers, trademark, bus address, battery, the event log, LEDs (kept, so that a
+//! live hand can see the move they show, but not answered), and clock commands. Its [`DgtModel`] scans the physical board and its field updates are
 //! sent only in an update mode, as on the real board. With a clock attached (a DGT3000 by
 //! default) clock commands are acknowledged, the clock runs, the hand's presses move its
 //! lever, and BWTIME times are sent as the update mode says (every second with 0x43, on a
@@ -18,8 +18,8 @@ use shakmaty::Color;
 use super::Transmission;
 use crate::protocol::dgt::{
     BatteryStatus, BoardMessage, BusAddress, ClockAck, ClockCommand, ClockFace, ClockTimes,
-    Command, CommandDecoder, DecodedCommand, EeRecord, EeTag, FirmwareVersion, RunningSide, ack,
-    piece_code, status,
+    Command, CommandDecoder, DecodedCommand, EeRecord, EeTag, FirmwareVersion, LedCommand,
+    RunningSide, ack, piece_code, status,
 };
 use crate::sim::board::line::SerialLine;
 use crate::sim::board::{DgtConfig, DgtMessage, DgtModel, Outgoing, SensedChange};
@@ -137,6 +137,8 @@ pub struct DgtDevice {
     mode: Mode,
     clock: Option<EmuClock>,
     presses_seen: usize,
+    leds: Option<(u8, u8)>,
+    clock_text: Option<String>,
     to_board: SerialLine,
     to_host: SerialLine,
     out: VecDeque<Transmission>,
@@ -158,6 +160,8 @@ impl DgtDevice {
                 next_tick: Time::from_millis(1000),
             }),
             presses_seen: 0,
+            leds: None,
+            clock_text: None,
             to_board: SerialLine::new(9600),
             to_host: SerialLine::new(9600),
             out: VecDeque::new(),
@@ -168,6 +172,18 @@ impl DgtDevice {
     /// The sensing model.
     pub fn model(&self) -> &DgtModel {
         &self.model
+    }
+
+    /// The two fields the host last lit (a move shown: `60 04 01 from to 00`), until it
+    /// puts the LEDs out.
+    pub fn lit_fields(&self) -> Option<(u8, u8)> {
+        self.leds
+    }
+
+    /// The text the host last put on the clock (DGT3000 ASCII), trimmed, until the clock
+    /// was told to show its times again. Only with a clock attached.
+    pub fn clock_text(&self) -> Option<&str> {
+        self.clock_text.as_deref()
     }
 
     /// The host wrote `bytes` at `now`. Call [`handle_timeout`](Self::handle_timeout) for
@@ -222,11 +238,21 @@ impl DgtDevice {
                     self.clock_command(ready, clock);
                     None
                 }
-                // LEDs are taken silently; draughts boards and bus mode are not emulated.
-                Command::Leds(_)
-                | Command::SendBoard50B
-                | Command::SendBoard50W
-                | Command::Bus(_) => None,
+                // LEDs are kept but not answered; draughts boards and bus mode are not
+                // emulated.
+                Command::Leds(leds) => {
+                    self.leds = match leds {
+                        LedCommand::Fields {
+                            on: true,
+                            start,
+                            end,
+                        } => Some((start, end)),
+                        LedCommand::Fields { on: false, .. } | LedCommand::ClearAll => None,
+                        LedCommand::AutoDim(_) | LedCommand::AutoReverse(_) => self.leds,
+                    };
+                    None
+                }
+                Command::SendBoard50B | Command::SendBoard50W | Command::Bus(_) => None,
             };
             if let Some(message) = reply {
                 self.send(ready, &message);
@@ -253,6 +279,18 @@ impl DgtDevice {
         let Some(clock) = &mut self.clock else {
             return;
         };
+        match command {
+            ClockCommand::Ascii { text, .. } => {
+                let text = String::from_utf8_lossy(&text).trim().to_string();
+                self.clock_text = Some(text);
+            }
+            ClockCommand::RevelationAscii { text, .. } => {
+                let text = String::from_utf8_lossy(&text).trim().to_string();
+                self.clock_text = Some(text);
+            }
+            ClockCommand::End => self.clock_text = None,
+            _ => {}
+        }
         if let ClockCommand::SetAndRun { left, right, run } = command {
             let secs = |h: crate::protocol::dgt::Hms| {
                 Duration::from_secs(

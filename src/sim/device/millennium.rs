@@ -98,6 +98,32 @@ impl MillenniumDevice {
         &self.leds
     }
 
+    /// The move the LEDs show, if they show one as [`LedFrame::show_move`] does: the
+    /// square whose four corners run the from-pattern, and the one whose corners run the
+    /// to-pattern.
+    pub fn shown_move(&self) -> Option<(shakmaty::Square, shakmaty::Square)> {
+        use crate::protocol::millennium::{MOVE_FROM_PATTERN, MOVE_TO_PATTERN, square_leds};
+        let lit = |square: shakmaty::Square, pattern: u8| {
+            square_leds(square, self.cfg.model.cable)
+                .iter()
+                .all(|&led| {
+                    self.leds
+                        .pattern(usize::from(led))
+                        .is_some_and(|p| p & pattern == pattern)
+                })
+        };
+        let only = |pattern: u8| {
+            let mut found = shakmaty::Square::ALL
+                .into_iter()
+                .filter(|&s| lit(s, pattern));
+            match (found.next(), found.next()) {
+                (Some(s), None) => Some(s),
+                _ => None,
+            }
+        };
+        Some((only(MOVE_FROM_PATTERN)?, only(MOVE_TO_PATTERN)?))
+    }
+
     /// The host wrote `bytes` at `now`. Call [`handle_timeout`](Self::handle_timeout) for
     /// every sample due up to `now` first.
     pub fn handle_host_bytes(&mut self, now: Time, bytes: &[u8]) {

@@ -12,6 +12,8 @@
 pub mod dgt;
 pub mod millennium;
 
+use shakmaty::Square;
+
 use crate::protocol::Protocol;
 use crate::sim::board::SensedChange;
 use crate::sim::timeline::{Cursor, Squares, Timeline};
@@ -146,6 +148,25 @@ impl EmulatedBoard {
         match self {
             EmulatedBoard::Dgt(d) => d.poll_transmit(),
             EmulatedBoard::Millennium(d) => d.poll_transmit(),
+        }
+    }
+
+    /// The move the board's LEDs show (the squares a piece is to leave and reach), as the
+    /// host last set them.
+    pub fn shown_move(&self) -> Option<(Square, Square)> {
+        match self {
+            EmulatedBoard::Dgt(d) => d
+                .lit_fields()
+                .map(|(a, b)| (d.model().field_square(a), d.model().field_square(b))),
+            EmulatedBoard::Millennium(d) => d.shown_move(),
+        }
+    }
+
+    /// The text on the board's clock, when the host put text there (DGT3000).
+    pub fn clock_text(&self) -> Option<&str> {
+        match self {
+            EmulatedBoard::Dgt(d) => d.clock_text(),
+            EmulatedBoard::Millennium(_) => None,
         }
     }
 

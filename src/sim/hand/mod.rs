@@ -10,9 +10,11 @@
 //! The hand knows nothing of sensors or protocols: the board models read its timeline.
 
 mod choreo;
+pub mod live;
 mod moves;
 mod options;
 
+pub use live::LiveHand;
 pub use options::{CaptureMix, CastleMix, EnPassantMix, HandOptions, PromotionMix, ThinkTime};
 
 use shakmaty::fen::Fen;

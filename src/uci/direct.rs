@@ -1,0 +1,311 @@
+//! The board task when `eboardd uci` opens the board itself.
+//!
+//! It finds the board (the `--device` given, or the first serial port a board answers on),
+//! tells its protocol when asked to (`auto`: the daemon's probe), opens it as a
+//! [`Device`] and runs it: game events go to the bridge, the engine's actions come back as
+//! bytes for the LEDs and clock, or as commands for the board's core. When the board goes
+//! away it is opened again (every second), and the game goes on where its events left it.
+//! It is first opened at the engine's [`Action::Start`], with the options the GUI set
+//! before; options changed later reopen it the same way, its core built with them (a board
+//! answers the start-up again; a recording played back does not).
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use super::bridge::{News, TaskChannels};
+use super::engine::{Action, Indication};
+use super::indicate;
+use super::options::Settings;
+use crate::daemon::{link, probe};
+use crate::device::{Device, DeviceError, DeviceOutput};
+use crate::event::GameEvent;
+use crate::game::record::GameRecord;
+use crate::pipeline::CoreConfig;
+use crate::protocol::Protocol;
+use crate::tracker::TrackerConfig;
+
+/// How long to wait before looking for the board again.
+pub const RETRY: Duration = Duration::from_secs(1);
+
+/// Which board to open.
+#[derive(Debug, Clone, Default)]
+pub struct DirectConfig {
+    /// The device (default: the first serial port a board answers on).
+    pub device: Option<PathBuf>,
+    /// The protocol (default: asked of the board).
+    pub protocol: Option<Protocol>,
+}
+
+/// What the task remembers across reopenings.
+#[derive(Debug, Default)]
+struct State {
+    settings: Settings,
+    record: GameRecord,
+    shown: Option<Indication>,
+    last_notice: Option<String>,
+}
+
+impl State {
+    fn notice(&mut self, ch: &TaskChannels, text: String) {
+        if self.last_notice.as_ref() != Some(&text) {
+            tracing::info!("{text}");
+            let _ = ch.news.send(News::Notice(text.clone()));
+            self.last_notice = Some(text);
+        }
+    }
+}
+
+/// Why a session with the board ended.
+enum Ended {
+    /// The bridge is gone: the task ends.
+    Bridge,
+    /// Open the board again (it went away, or the settings changed).
+    Reopen,
+}
+
+/// Runs the board task until the bridge closes its channel.
+pub async fn run(config: DirectConfig, mut ch: TaskChannels) {
+    let mut state = State::default();
+    let mut protocol = config.protocol;
+    // The board is opened once the GUI has set its options and wants the engine ready.
+    loop {
+        match ch.actions.recv().await {
+            None => return,
+            Some(Action::Start(settings)) => {
+                state.settings = settings;
+                break;
+            }
+            Some(action) => remember_offline(&mut state, &ch, action),
+        }
+    }
+    loop {
+        match open(&config, protocol, &state).await {
+            Ok((device, found, path)) => {
+                if config.device.is_some() {
+                    protocol = Some(found);
+                }
+                state.notice(
+                    &ch,
+                    format!("reading the {found} board on {}", path.display()),
+                );
+                match session(device, found, &mut state, &mut ch).await {
+                    Ended::Bridge => return,
+                    Ended::Reopen => continue,
+                }
+            }
+            Err(why) => state.notice(&ch, format!("no board yet: {why}")),
+        }
+        // Wait, still taking actions so that nothing the engine asked for is lost.
+        let deadline = tokio::time::Instant::now() + RETRY;
+        loop {
+            tokio::select! {
+                action = ch.actions.recv() => match action {
+                    None => return,
+                    Some(action) => remember_offline(&mut state, &ch, action),
+                },
+                () = tokio::time::sleep_until(deadline) => break,
+            }
+        }
+    }
+}
+
+/// An action while no board is open: kept for when it is.
+fn remember_offline(state: &mut State, ch: &TaskChannels, action: Action) {
+    match action {
+        Action::Show(i) => state.shown = Some(i),
+        Action::Clear => state.shown = None,
+        Action::Start(s) | Action::Configure(s) => state.settings = s,
+        Action::SetPosition(fen) => {
+            let event = GameEvent::NewGame {
+                chess960: crate::daemon::core::GameSetup::parse(&fen).is_ok_and(|s| s.chess960),
+                fen,
+            };
+            state.record.apply(&event);
+            // The engine hears of it as if the board had started the game.
+            let _ = ch.news.send(News::Events(vec![event]));
+        }
+    }
+}
+
+/// The board's core as the settings say. The arbiter (`Laws`, `TouchMove`) is not in the
+/// core yet: when it is, its configuration is set here from `settings.laws` and
+/// `settings.touch_move`.
+fn core_config(settings: &Settings) -> CoreConfig {
+    CoreConfig {
+        tracker: TrackerConfig {
+            settle: settings.settle,
+            ..TrackerConfig::default()
+        },
+        ..CoreConfig::default()
+    }
+}
+
+/// Finds, probes and opens the board.
+async fn open(
+    config: &DirectConfig,
+    protocol: Option<Protocol>,
+    state: &State,
+) -> Result<(Device, Protocol, PathBuf), String> {
+    let (path, protocol) = match (&config.device, protocol) {
+        (Some(p), Some(protocol)) => (p.clone(), protocol),
+        (Some(p), None) => (p.clone(), probe_path(p).await?),
+        (None, _) => find_board().await?,
+    };
+    let mut device =
+        Device::open(&path, protocol, core_config(&state.settings)).map_err(|e| e.to_string())?;
+    if let Some(fen) = &state.record.start_fen {
+        let moves: Vec<String> = state.record.moves.iter().map(|m| m.uci.clone()).collect();
+        let now = device.now();
+        if let Err(e) = device.core_mut().resume(now, fen, &moves) {
+            tracing::warn!("the game could not be taken up again: {e}");
+        }
+    }
+    device.start().await.map_err(|e| e.to_string())?;
+    Ok((device, protocol, path))
+}
+
+/// Asks the board on `path` which protocol it speaks.
+async fn probe_path(path: &Path) -> Result<Protocol, String> {
+    let mut port = link::open(path, Protocol::Dgt.baud_rate()).map_err(|e| e.reason)?;
+    probe::probe(&mut port)
+        .await
+        .map_err(|e| format!("{}: {e}", path.display()))
+}
+
+/// The first serial port a board answers on, and the board's protocol.
+async fn find_board() -> Result<(PathBuf, Protocol), String> {
+    let ports = serialport::available_ports().unwrap_or_default();
+    for p in ports {
+        let path = PathBuf::from(&p.port_name);
+        if let Ok(protocol) = probe_path(&path).await {
+            return Ok((path, protocol));
+        }
+    }
+    Err("no serial port has a board on it (give --device PATH)".to_string())
+}
+
+enum Step {
+    Board(Result<DeviceOutput, DeviceError>),
+    Action(Option<Action>),
+}
+
+async fn session(
+    mut device: Device,
+    protocol: Protocol,
+    state: &mut State,
+    ch: &mut TaskChannels,
+) -> Ended {
+    if let Some(shown) = state.shown.clone() {
+        let bytes = indicate::show(protocol, orientation(&device), &shown);
+        write_all(&mut device, bytes).await;
+    }
+    loop {
+        let step = tokio::select! {
+            out = device.next() => Step::Board(out),
+            action = ch.actions.recv() => Step::Action(action),
+        };
+        match step {
+            Step::Board(Ok(DeviceOutput::Event(first))) => {
+                let mut events = vec![first.event];
+                while let Some(e) = device.core_mut().poll_event() {
+                    events.push(e.event);
+                }
+                for e in &events {
+                    state.record.apply(e);
+                }
+                if ch.news.send(News::Events(events)).is_err() {
+                    return Ended::Bridge;
+                }
+            }
+            Step::Board(Ok(DeviceOutput::Sensed(_))) => {}
+            Step::Board(Err(e)) => {
+                state.notice(ch, format!("the board went away ({e}); opening it again"));
+                return Ended::Reopen;
+            }
+            Step::Action(None) => {
+                if state.shown.is_some() {
+                    write_all(&mut device, indicate::clear(protocol)).await;
+                }
+                return Ended::Bridge;
+            }
+            Step::Action(Some(action)) => match action {
+                Action::Show(i) => {
+                    let bytes = indicate::show(protocol, orientation(&device), &i);
+                    write_all(&mut device, bytes).await;
+                    state.shown = Some(i);
+                }
+                Action::Clear => {
+                    write_all(&mut device, indicate::clear(protocol)).await;
+                    state.shown = None;
+                }
+                Action::SetPosition(fen) => {
+                    let now = device.now();
+                    if let Err(e) = device.core_mut().new_game(now, &fen) {
+                        let _ = ch.news.send(News::Failed(Action::SetPosition(fen), e));
+                    }
+                }
+                Action::Start(settings) | Action::Configure(settings) => {
+                    if settings != state.settings {
+                        state.settings = settings;
+                        // Reopened at once, its core built with the new settings.
+                        return Ended::Reopen;
+                    }
+                }
+            },
+        }
+    }
+}
+
+fn orientation(device: &Device) -> crate::event::Orientation {
+    device.core().sensing().orientation()
+}
+
+async fn write_all(device: &mut Device, commands: Vec<Vec<u8>>) {
+    for c in commands {
+        if let Err(e) = device.write(&c).await {
+            // A board that went away is noticed by the next read.
+            tracing::warn!("{e}");
+            return;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::daemon::core::START_FEN;
+    use crate::uci::bridge::channels;
+
+    #[tokio::test(start_paused = true)]
+    async fn a_missing_board_is_looked_for_again_and_reported_once() {
+        let (mut ours, theirs) = channels();
+        let config = DirectConfig {
+            device: Some(PathBuf::from("/nonexistent/eboardd-test-board")),
+            protocol: Some(Protocol::Dgt),
+        };
+        let task = tokio::spawn(run(config, theirs));
+        ours.actions
+            .send(Action::SetPosition(START_FEN.into()))
+            .expect("send");
+        ours.actions
+            .send(Action::Start(Settings::default()))
+            .expect("send");
+        // Before the start nothing is opened; what was asked is kept, a game set is told.
+        assert!(matches!(
+            ours.news.recv().await,
+            Some(News::Events(e)) if matches!(e.as_slice(), [GameEvent::NewGame { .. }])
+        ));
+        match ours.news.recv().await {
+            Some(News::Notice(text)) => assert!(text.contains("no board yet"), "{text}"),
+            other => panic!("{other:?}"),
+        }
+        tokio::time::sleep(RETRY * 5).await;
+        assert!(
+            ours.news.try_recv().is_err(),
+            "said once, not once a second"
+        );
+        drop(ours.actions);
+        let ended = tokio::time::timeout(RETRY * 2, task).await;
+        assert!(ended.is_ok(), "the task ends with the bridge");
+    }
+}
