@@ -6,8 +6,8 @@
 //! bytes for the LEDs and clock, or as commands for the board's core. When the board goes
 //! away it is opened again (every second), and the game goes on where its events left it.
 //! It is first opened at the engine's [`Action::Start`], with the options the GUI set
-//! before; options changed later reopen it the same way, its core built with them (a board
-//! answers the start-up again; a recording played back does not).
+//! before; options changed later reopen it the same way, its core built with them (the
+//! board answers the start-up again with a whole-board report).
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
