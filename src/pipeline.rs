@@ -110,6 +110,7 @@ impl BoardCore {
             Reconstruction::None => Reconstructor::None,
             Reconstruction::Tracker => {
                 let mut cfg = config.tracker.clone();
+                cfg.sensor_lag.get_or_insert(protocol.sensor_lag());
                 if config.start_fen.is_some() {
                     cfg.start_fen = config.start_fen.clone();
                 }
@@ -160,6 +161,14 @@ impl BoardCore {
     /// The sensed board.
     pub fn sensing(&self) -> &Sensing {
         &self.sensing
+    }
+
+    /// The move tracker (with [`Reconstruction::Tracker`]).
+    pub fn tracker(&self) -> Option<&Tracker> {
+        match &self.reconstructor {
+            Reconstructor::Tracker(t) => Some(t),
+            _ => None,
+        }
     }
 
     /// Handles bytes read from the board at `now`.

@@ -9,18 +9,6 @@ use eboardd::tracker::{Tracker, TrackerConfig};
 use shakmaty::{Board, Role};
 use tracker_common::*;
 
-fn board(fen: &str) -> Board {
-    fen.parse().expect("board fen")
-}
-
-fn confirm_time(run: &Run, uci: &str) -> f64 {
-    run.moves()
-        .iter()
-        .find(|m| m.2 == uci)
-        .map(|m| m.0.as_ms_f64())
-        .unwrap_or_else(|| panic!("{uci} not confirmed:\n{}", run.lines()))
-}
-
 #[test]
 fn standard_start_starts_a_game() {
     let run = run_script(&Script::new());

@@ -61,6 +61,9 @@ pub struct GameScore {
     pub missed: usize,
     /// Decision latency of each correctly confirmed move, in ms.
     pub latencies_ms: Vec<f64>,
+    /// Latency of each correctly confirmed move counted from the last sensor report of the
+    /// move (what the sensors let the tracker know), in ms.
+    pub report_latencies_ms: Vec<f64>,
 }
 
 impl GameScore {
@@ -131,11 +134,25 @@ pub fn score_trace(trace: &Trace, truth: &Truth, mut config: CoreConfig) -> Game
             _ => {}
         }
     }
+    let plies = core
+        .tracker()
+        .and_then(|t| t.game())
+        .map(|g| g.plies())
+        .unwrap_or_default();
     for (index, (san, t)) in game.iter().enumerate() {
         if truth.san.get(index).map(|s| strip(s)) == Some(strip(san)) {
             score.correct += 1;
             if let Some(end) = truth.move_end_ms.get(index) {
                 score.latencies_ms.push(t.as_ms_f64() - end);
+            }
+            if let Some(report) = plies
+                .get(index)
+                .filter(|p| p.san == *san)
+                .and_then(|p| p.log.iter().map(|e| e.t).max())
+            {
+                score
+                    .report_latencies_ms
+                    .push(t.as_ms_f64() - report.as_ms_f64());
             }
         }
     }
@@ -160,6 +177,8 @@ pub struct Summary {
     pub missed: usize,
     /// Every latency, in ms.
     pub latencies_ms: Vec<f64>,
+    /// Every latency counted from the move's last sensor report, in ms.
+    pub report_latencies_ms: Vec<f64>,
 }
 
 impl Summary {
@@ -172,18 +191,29 @@ impl Summary {
         self.retracts += s.retracts;
         self.missed += s.missed;
         self.latencies_ms.extend_from_slice(&s.latencies_ms);
+        self.report_latencies_ms
+            .extend_from_slice(&s.report_latencies_ms);
     }
 
     /// The latency at quantile `q` (0–1), in ms.
     pub fn latency_quantile(&self, q: f64) -> Option<f64> {
-        if self.latencies_ms.is_empty() {
-            return None;
-        }
-        let mut v = self.latencies_ms.clone();
-        v.sort_by(f64::total_cmp);
-        let rank = ((v.len() - 1) as f64 * q.clamp(0.0, 1.0)).round() as usize;
-        v.get(rank).copied()
+        quantile(&self.latencies_ms, q)
     }
+
+    /// The latency from the last sensor report at quantile `q` (0–1), in ms.
+    pub fn report_latency_quantile(&self, q: f64) -> Option<f64> {
+        quantile(&self.report_latencies_ms, q)
+    }
+}
+
+fn quantile(values: &[f64], q: f64) -> Option<f64> {
+    if values.is_empty() {
+        return None;
+    }
+    let mut v = values.to_vec();
+    v.sort_by(f64::total_cmp);
+    let rank = ((v.len() - 1) as f64 * q.clamp(0.0, 1.0)).round() as usize;
+    v.get(rank).copied()
 }
 
 impl fmt::Display for Summary {
@@ -193,9 +223,14 @@ impl fmt::Display for Summary {
                 .map(|v| format!("{v:.1}"))
                 .unwrap_or_else(|| "-".into())
         };
+        let r = |x: f64| {
+            self.report_latency_quantile(x)
+                .map(|v| format!("{v:.1}"))
+                .unwrap_or_else(|| "-".into())
+        };
         write!(
             f,
-            "games {}/{} exact, moves {}, misread {}, missed {}, retract {} ({:.3} %), latency ms median {} p95 {} p99 {}",
+            "games {}/{} exact, moves {}, misread {}, missed {}, retract {} ({:.3} %), latency ms median {} p95 {} p99 {} (after the last report: median {} p95 {} p99 {})",
             self.exact,
             self.games,
             self.moves,
@@ -209,7 +244,10 @@ impl fmt::Display for Summary {
             },
             q(0.5),
             q(0.95),
-            q(0.99)
+            q(0.99),
+            r(0.5),
+            r(0.95),
+            r(0.99)
         )
     }
 }

@@ -29,6 +29,21 @@ impl Protocol {
         }
     }
 
+    /// How long after a physical change the board may still be reporting the squares as they
+    /// were before it: a DGT board scans its fields one after another, a full scan taking
+    /// 200–250 ms; a Millennium board sends its whole board every scan (about 61 ms as
+    /// eboardd sets it up), so two scans.
+    pub fn sensor_lag(self) -> std::time::Duration {
+        match self {
+            Protocol::Dgt => std::time::Duration::from_millis(250),
+            Protocol::Millennium => std::time::Duration::from_micros(
+                2 * u64::from(millennium::registers::scan_time_micros(
+                    millennium::registers::STARTUP_SCAN_TIME,
+                )),
+            ),
+        }
+    }
+
     /// The line speed the protocol is opened at.
     pub fn baud_rate(self) -> u32 {
         match self {

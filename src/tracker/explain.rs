@@ -41,6 +41,8 @@ pub struct Evidence {
     pub lifted_at: [Option<Time>; 64],
     /// Which pieces were put on each square (bit `color * 6 + role`).
     pub seen: [u16; 64],
+    /// When each square last changed.
+    pub changed_at: [Option<Time>; 64],
 }
 
 impl Default for Evidence {
@@ -49,6 +51,7 @@ impl Default for Evidence {
             placed: Bitboard::EMPTY,
             lifted_at: [None; 64],
             seen: [0; 64],
+            changed_at: [None; 64],
         }
     }
 }
@@ -70,6 +73,7 @@ impl Evidence {
     /// Adds one event.
     pub fn add(&mut self, ev: &SquareEvent) {
         let i = ev.square.to_usize();
+        self.changed_at[i] = Some(ev.t);
         if ev.before.is_some() {
             self.lifted_at[i] = Some(ev.t);
         }
@@ -79,8 +83,17 @@ impl Evidence {
         }
     }
 
+    /// When the move began: the first lift of a moving piece or of the piece it takes.
+    /// The last change on any of these squares.
+    fn last_change(&self, squares: Bitboard) -> Option<Time> {
+        squares
+            .into_iter()
+            .filter_map(|sq| self.changed_at[sq.to_usize()])
+            .max()
+    }
+
     fn start(&self, e: &Effect) -> Option<Time> {
-        e.from
+        (e.from | e.taken)
             .into_iter()
             .filter_map(|sq| self.lifted_at[sq.to_usize()])
             .min()
@@ -107,6 +120,8 @@ pub struct Effect {
     pub from: Bitboard,
     /// Squares that receive a different piece.
     pub to: Bitboard,
+    /// The square of the piece taken, if any.
+    pub taken: Bitboard,
     /// The promotion square and the pawn that may stand there for a while (pawn put on the
     /// last rank, then swapped).
     pub promo_pawn: Option<(Square, Piece)>,
@@ -128,6 +143,8 @@ pub struct Fit {
     pub started: bool,
     /// See [`Candidate::vanished`].
     pub vanished: u8,
+    /// See [`Candidate::ghosted`].
+    pub ghosted: u8,
 }
 
 /// One explanation of the sensed board.
@@ -145,6 +162,37 @@ pub struct Candidate {
     /// Unexplained squares that are empty although the piece this sequence puts there was
     /// seen put there: a sensor that lost a piece rather than a move that did not happen.
     pub vanished: u8,
+    /// Squares tolerated as stale sensors (ghosts) that this sequence leaves different from
+    /// the board: of two explanations otherwise alike, the one that accounts for more of
+    /// them is the better.
+    pub ghosted: u8,
+    /// When the first move's piece might still be moving on to a further square of its line
+    /// (it rests where a longer move of the same piece passes): the last change on that
+    /// move's squares. Its release is then proved only by the piece staying put.
+    pub first_moves_on: Option<Time>,
+    /// Pieces this sequence puts down in its earlier plies that the sensors never saw
+    /// there (a piece taken again before the board scanned its square): allowed, but an
+    /// explanation that needs fewer is the better.
+    pub unseen: u8,
+}
+
+/// At most this many pieces of a sequence's earlier plies may be unseen.
+const MAX_UNSEEN: u8 = 1;
+
+/// Where the search stands in a sequence.
+#[derive(Clone, Copy, Debug)]
+struct Path {
+    /// Plies before this one.
+    depth: usize,
+    /// When the previous ply began, if known.
+    prev_start: Option<Time>,
+    /// See [`Candidate::first_moves_on`].
+    first_moves_on: Option<Time>,
+    /// See [`Candidate::unseen`].
+    unseen: u8,
+    /// Squares where the previous ply put a piece the sensors never saw: this ply must take
+    /// it (only a piece taken at once can escape the board's scan).
+    must_take: Bitboard,
 }
 
 impl Candidate {
@@ -257,6 +305,11 @@ pub fn effect(before: &Board, mv: Move, turn: Color) -> Effect {
                 movers: Bitboard::from(from),
                 from: Bitboard::from(from),
                 to: Bitboard::from(to),
+                taken: if capture.is_some() {
+                    Bitboard::from(to)
+                } else {
+                    Bitboard::EMPTY
+                },
                 promo_pawn: promotion.map(|_| (to, pawn)),
                 occupied_capture: capture.map(|_| to),
             }
@@ -274,6 +327,7 @@ pub fn effect(before: &Board, mv: Move, turn: Color) -> Effect {
                 movers: Bitboard::from(from),
                 from: Bitboard::from(from),
                 to: Bitboard::from(to),
+                taken: Bitboard::from(taken),
                 promo_pawn: None,
                 occupied_capture: None,
             }
@@ -307,6 +361,7 @@ pub fn effect(before: &Board, mv: Move, turn: Color) -> Effect {
                 movers: Bitboard::from(king) | Bitboard::from(rook),
                 from: Bitboard::from(king) | Bitboard::from(rook),
                 to: changed & after.occupied(),
+                taken: Bitboard::EMPTY,
                 after,
                 touched,
                 promo_pawn: None,
@@ -324,6 +379,7 @@ pub fn effect(before: &Board, mv: Move, turn: Color) -> Effect {
                 movers: Bitboard::EMPTY,
                 from: Bitboard::EMPTY,
                 to: Bitboard::from(to),
+                taken: Bitboard::EMPTY,
                 promo_pawn: None,
                 occupied_capture: None,
             }
@@ -400,7 +456,23 @@ impl Sight<'_> {
             complete,
             started: (d_prev & e.touched).any() || transit.any(),
             vanished,
+            ghosted: (d_next & self.ghost).count() as u8,
         }
+    }
+
+    /// The squares where `e` puts down a piece that was never seen there.
+    fn unseen(&self, e: &Effect) -> Bitboard {
+        let mut out = Bitboard::EMPTY;
+        for sq in e.to {
+            let seen = match e.after.piece_at(sq) {
+                Some(p) if self.identity => self.evidence.seen[sq.to_usize()] & piece_bit(p) != 0,
+                _ => self.evidence.placed.contains(sq),
+            };
+            if !seen {
+                out.add(sq);
+            }
+        }
+        out
     }
 
     fn wanted(&self, mv: &Move) -> bool {
@@ -421,6 +493,25 @@ pub struct BaseMoves {
     /// Each legal move and the squares it may touch or slide across.
     pub moves: MoveList,
     reach: Vec<(Bitboard, Bitboard)>,
+    /// The moves (by index) whose piece, put down on the destination, may be resting there
+    /// on the way to a further square: a longer move of the same piece passes there.
+    moves_on: MoveSet,
+}
+
+/// A set of move indices (a position has at most 218 legal moves).
+#[derive(Clone, Debug, Default)]
+struct MoveSet([u64; 4]);
+
+impl MoveSet {
+    fn add(&mut self, i: usize) {
+        if let Some(w) = self.0.get_mut(i / 64) {
+            *w |= 1 << (i % 64);
+        }
+    }
+
+    fn contains(&self, i: usize) -> bool {
+        self.0.get(i / 64).is_some_and(|w| w & (1 << (i % 64)) != 0)
+    }
 }
 
 impl BaseMoves {
@@ -428,8 +519,36 @@ impl BaseMoves {
     pub fn new(pos: Chess) -> BaseMoves {
         let turn = pos.turn();
         let moves: MoveList = pos.legal_moves();
-        let reach = moves.iter().map(|m| reach(*m, turn)).collect();
-        BaseMoves { pos, moves, reach }
+        let reach: Vec<(Bitboard, Bitboard)> = moves.iter().map(|m| reach(*m, turn)).collect();
+        let mut moves_on = MoveSet::default();
+        for (i, m) in moves.iter().enumerate() {
+            let Move::Normal {
+                from,
+                to,
+                capture: None,
+                ..
+            } = *m
+            else {
+                continue;
+            };
+            let further = moves.iter().zip(&reach).any(|(m2, (touched, path))| {
+                let from2 = match *m2 {
+                    Move::Normal { from, .. } => Bitboard::from(from),
+                    Move::Castle { king, rook } => Bitboard::from(king) | Bitboard::from(rook),
+                    _ => Bitboard::EMPTY,
+                };
+                from2.contains(from) && path.contains(to) && !touched.contains(to)
+            });
+            if further {
+                moves_on.add(i);
+            }
+        }
+        BaseMoves {
+            pos,
+            moves,
+            reach,
+            moves_on,
+        }
     }
 
     /// The effect of one of its moves.
@@ -446,7 +565,8 @@ impl BaseMoves {
 pub fn explain(base: &BaseMoves, sight: &Sight<'_>, max_plies: usize, out: &mut Vec<Candidate>) {
     out.clear();
     let board = base.pos.board();
-    let d0 = diff(sight.sensed, board, sight.identity) & !sight.ghost;
+    let d_all = diff(sight.sensed, board, sight.identity);
+    let d0 = d_all & !sight.ghost;
     out.push(Candidate {
         moves: [None; MAX_PLIES],
         len: 0,
@@ -454,17 +574,25 @@ pub fn explain(base: &BaseMoves, sight: &Sight<'_>, max_plies: usize, out: &mut 
         transit: false,
         complete: true,
         vanished: 0,
+        ghosted: (d_all & sight.ghost).count() as u8,
+        first_moves_on: None,
+        unseen: 0,
     });
     if d0.is_empty() || max_plies == 0 {
         return;
     }
     let mut prefix = [None; MAX_PLIES];
     let turn = base.pos.turn();
-    for (m, reach) in base.moves.iter().zip(&base.reach) {
+    for (i, (m, reach)) in base.moves.iter().zip(&base.reach).enumerate() {
         if !sight.wanted(m) || !may_start(*reach, d0, sight.sensed.occupied()) {
             continue;
         }
         let e = effect(board, *m, turn);
+        let moves_on = base
+            .moves_on
+            .contains(i)
+            .then(|| sight.evidence.last_change(e.touched | e.path))
+            .flatten();
         step(
             &base.pos,
             board,
@@ -472,7 +600,13 @@ pub fn explain(base: &BaseMoves, sight: &Sight<'_>, max_plies: usize, out: &mut 
             d0,
             sight,
             &mut prefix,
-            (0, None),
+            Path {
+                depth: 0,
+                prev_start: None,
+                first_moves_on: moves_on,
+                unseen: 0,
+                must_take: Bitboard::EMPTY,
+            },
             max_plies.min(MAX_PLIES),
             out,
         );
@@ -487,7 +621,7 @@ fn step(
     d_before: Bitboard,
     sight: &Sight<'_>,
     prefix: &mut [Option<Move>; MAX_PLIES],
-    (depth, prev_start): (usize, Option<Time>),
+    path: Path,
     max_plies: usize,
     out: &mut Vec<Candidate>,
 ) {
@@ -500,6 +634,12 @@ fn step(
     }
     // Plies start in turn: a piece lifted well before the previous ply began is not the
     // next ply.
+    let Path {
+        depth, prev_start, ..
+    } = path;
+    if !path.must_take.is_subset(e.taken) {
+        return;
+    }
     let start = sight.evidence.start(e);
     if let (Some(s), Some(p)) = (start, prev_start)
         && s + ORDER_SLACK < p
@@ -516,10 +656,16 @@ fn step(
             transit: fit.transit,
             complete: fit.complete,
             vanished: fit.vanished,
+            ghosted: fit.ghosted,
+            first_moves_on: path.first_moves_on,
+            unseen: path.unseen,
         });
     }
-    // Go deeper only if this move is plainly done: its piece has left and arrived.
-    if depth + 1 < max_plies && (e.from & d_before).any() && (e.to & sight.evidence.placed).any() {
+    // Go deeper only if this move is plainly done: its piece has left and what it puts down
+    // was seen there (all but a few pieces taken again before the board saw them).
+    let not_seen = sight.unseen(e);
+    let unseen = path.unseen + not_seen.count() as u8;
+    if depth + 1 < max_plies && (e.from & d_before).any() && unseen <= MAX_UNSEEN {
         let d_after = diff(sight.sensed, &e.after, sight.identity) & !sight.ghost;
         let remaining = (max_plies - depth - 1) as u32;
         if d_after.any() && d_after.count() as u32 <= 4 * remaining + MAX_COST {
@@ -539,7 +685,13 @@ fn step(
                     d_after,
                     sight,
                     prefix,
-                    (depth + 1, start.or(prev_start)),
+                    Path {
+                        depth: depth + 1,
+                        prev_start: start.or(prev_start),
+                        first_moves_on: path.first_moves_on,
+                        unseen,
+                        must_take: not_seen,
+                    },
                     max_plies,
                     out,
                 );

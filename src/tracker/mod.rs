@@ -64,6 +64,12 @@ pub struct TrackerConfig {
     /// so a slide's transit squares are not confirmed. Most moves are confirmed sooner, when
     /// their piece cannot be moving on.
     pub settle: Duration,
+    /// How stale the board's report of a square may be (the board's scan): a piece put down
+    /// where a longer move of it passes counts as released by the opponent's reach or the
+    /// clock press only once its squares have stood still this long, since a slide's last
+    /// square may be reported after the opponent's lift. `None`: no lag (an ideal sensor);
+    /// the board core sets the protocol's ([`crate::protocol::Protocol::sensor_lag`]).
+    pub sensor_lag: Option<Duration>,
     /// How long a complete move waits while an unfinished move could still extend it (the
     /// rook of a castling put down before the king is touched), unless the clock or the
     /// opponent proves it sooner.
@@ -86,6 +92,7 @@ impl Default for TrackerConfig {
     fn default() -> Self {
         TrackerConfig {
             settle: Duration::from_millis(250),
+            sensor_lag: None,
             ambiguity: Duration::from_millis(1200),
             mismatch_after: Duration::from_millis(1000),
             piece_identity: true,
@@ -388,6 +395,7 @@ impl Tracker {
             last_change: self.last_change,
             clock_pressed: self.clock_at.is_some_and(|c| c >= self.last_change),
             settle: self.cfg.settle,
+            sensor_lag: self.cfg.sensor_lag.unwrap_or(Duration::ZERO),
             ambiguity: self.cfg.ambiguity,
         }
     }
@@ -421,7 +429,11 @@ impl Tracker {
                 break;
             }
             self.explain_now();
-            match decide(&self.cands, self.timing(now)) {
+            let verdict = decide(&self.cands, self.timing(now));
+            if tracing::enabled!(tracing::Level::TRACE) {
+                self.trace_decision(now, verdict);
+            }
+            match verdict {
                 Verdict::Idle => break,
                 Verdict::Confirm(m) if self.gate_holds(m) => break,
                 Verdict::Confirm(m) => self.confirm(now, m),
@@ -451,6 +463,12 @@ impl Tracker {
                         unexplained = true;
                         break;
                     }
+                    if !self.stable_for(now, self.cfg.mismatch_after) {
+                        // A piece held in the hand is no stale sensor: wait longer.
+                        self.timeout = Some(self.last_change + self.cfg.mismatch_after);
+                        unexplained = true;
+                        break;
+                    }
                     if common.any() && !common.is_subset(self.ghost) {
                         // Sensors that stay wrong: tolerate them and go on.
                         self.ghost |= common;
@@ -462,6 +480,38 @@ impl Tracker {
             }
         }
         self.check_mismatch(now, unexplained);
+    }
+
+    fn trace_decision(&self, now: Time, verdict: Verdict) {
+        let cands: Vec<String> = self
+            .cands
+            .iter()
+            .filter(|c| c.cost() <= 1)
+            .take(12)
+            .map(|c| {
+                let moves: Vec<String> = c.moves().map(|m| m.to_string()).collect();
+                format!(
+                    "[{}] cost {} g{} u{} unexplained {:?}{}{}",
+                    moves.join(" "),
+                    c.cost(),
+                    c.ghosted,
+                    c.unseen,
+                    c.unexplained
+                        .into_iter()
+                        .map(|s| s.to_string())
+                        .collect::<Vec<_>>(),
+                    if c.transit { " transit" } else { "" },
+                    if c.complete { " complete" } else { "" },
+                )
+            })
+            .collect();
+        tracing::trace!(
+            t_ms = now.as_ms_f64(),
+            ?verdict,
+            "{} candidates: {}",
+            self.cands.len(),
+            cands.join("; ")
+        );
     }
 
     fn check_mismatch(&mut self, now: Time, unexplained: bool) {

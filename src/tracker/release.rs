@@ -49,6 +49,8 @@ pub struct Timing {
     pub clock_pressed: bool,
     /// How long a board must stay still for the pieces on it to count as released.
     pub settle: Duration,
+    /// How stale the board's report of a square may be.
+    pub sensor_lag: Duration,
     /// How long a complete move waits for an unfinished alternative (castling rook-first).
     pub ambiguity: Duration,
 }
@@ -90,26 +92,56 @@ pub fn decide(cands: &[Candidate], t: Timing) -> Verdict {
         }
         return Verdict::Unexplained(common);
     }
-    let free = |c: &Candidate| c.cost() == 0;
+    // Of the explanations that leave nothing unexplained, those that need the fewest pieces
+    // the sensors never saw, and then those that also account for the most squares
+    // tolerated as stale sensors.
+    let best = cands
+        .iter()
+        .filter(|c| c.cost() == 0)
+        .map(|c| (c.unseen, c.ghosted))
+        .min()
+        .unwrap_or((0, 0));
+    let free = |c: &Candidate| c.cost() == 0 && (c.unseen, c.ghosted) == best;
     let Some(len) = min_len(cands, free) else {
         return Verdict::Idle;
     };
     if len == 0 {
         return Verdict::Idle;
     }
+    // An explanation that needs a piece nobody saw is taken only once the board has stood
+    // still for the settle window and nothing better has turned up.
+    let stable = t.now.saturating_since(t.last_change) >= t.settle;
+    if best.0 > 0 && !stable {
+        return Verdict::Wait(Some(t.last_change + t.settle));
+    }
+    // A piece put down where a longer move of it passes may still be moving on: the
+    // opponent's reach and the clock press may be reported before the sensors have caught up
+    // with the slide, so they prove it released only once its squares have stood still for
+    // the board's sensor lag.
+    let moving_on = cands
+        .iter()
+        .filter(|c| free(c) && c.len == len)
+        .filter_map(|c| c.first_moves_on)
+        .max()
+        .filter(|&at| t.now.saturating_since(at) < t.sensor_lag);
     let (agreed, n) = agree(cands, free, len);
     if let Some(m) = agreed {
         let complete = cands.iter().any(|c| free(c) && c.len == len && c.complete);
-        if len >= 2 || (n == 1 && complete) {
+        if (len >= 2 && moving_on.is_none()) || (n == 1 && complete) {
             return Verdict::Confirm(m);
         }
+        if let Some(at) = moving_on.filter(|_| len >= 2) {
+            return Verdict::Wait(Some(at + t.sensor_lag));
+        }
     }
-    let stable = t.now.saturating_since(t.last_change) >= t.settle;
     if !(stable || t.clock_pressed) {
         return Verdict::Wait(Some(t.last_change + t.settle));
     }
+    if let Some(at) = moving_on.filter(|_| !stable) {
+        return Verdict::Wait(Some(at + t.sensor_lag));
+    }
     // The pieces are released: nothing rests on a transit square any more.
-    let settled = |c: &Candidate| c.cost() == 0 && !c.transit;
+    let settled = |c: &Candidate| free(c) && !c.transit;
     let Some(len) = min_len(cands, settled) else {
         return Verdict::Wait(None);
     };

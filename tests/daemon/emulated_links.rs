@@ -99,13 +99,22 @@ async fn unplugged_for(protocol: Protocol, after: usize, plies: usize) {
         !seen[gone..returned].iter().any(|m| member(m) == "Move"),
         "no move while away"
     );
-    let first_back = seen[returned..]
-        .iter()
-        .filter(|m| member(m) == "Move")
-        .filter_map(|m| m.body().deserialize::<(u32, String, String, String)>().ok())
-        .map(|(ply, ..)| ply)
-        .next();
-    assert_eq!(first_back, Some(after as u32 + 1));
+    // The plies the daemon had confirmed when the link went: `after`, or one more when the
+    // hand, `SPEED` times faster than the settle window, had already finished the next.
+    let ply_of = |m: &zbus::Message| {
+        (member(m) == "Move")
+            .then(|| m.body().deserialize::<(u32, String, String, String)>().ok())
+            .flatten()
+            .map(|(ply, ..)| ply)
+    };
+    let before = seen[..gone].iter().filter_map(ply_of).max();
+    let first_back = seen[returned..].iter().filter_map(ply_of).next();
+    let before = before.expect("moves before the board went away");
+    assert!(
+        before >= after as u32 && before < (after + plies) as u32,
+        "the board went away after ply {before}, before the plies played while away"
+    );
+    assert_eq!(first_back, Some(before + 1));
     let proxy = board_proxy(&conn, board_path(0)).await;
     assert_eq!(
         proxy.fen().await.expect("Fen"),

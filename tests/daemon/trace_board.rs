@@ -20,8 +20,9 @@ use shakmaty::{CastlingMode, Chess, EnPassantMode, Position};
 use crate::emulated_game::{Followed, real_daemon};
 use crate::support::*;
 
-/// How many times faster than recorded the trace is played.
-const SPEED: f64 = 20.0;
+/// How many times faster than recorded the trace is played. The daemon's tracker runs on
+/// wall time: much faster play than this makes its settle window span several plies.
+const SPEED: f64 = 5.0;
 
 /// The recording: `EBOARDD_TRACE_DIR` or `../shared/data/generated` beside the checkout.
 fn trace_path(name: &str) -> PathBuf {

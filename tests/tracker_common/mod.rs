@@ -644,6 +644,20 @@ pub fn moves_of(start: &Chess, ucis: &[&str]) -> Vec<Move> {
     out
 }
 
+/// A board from the piece part of a FEN.
+pub fn board(fen: &str) -> Board {
+    fen.parse().expect("board fen")
+}
+
+/// When `uci` was confirmed, in ms (panics with the events if it never was).
+pub fn confirm_time(run: &Run, uci: &str) -> f64 {
+    run.moves()
+        .iter()
+        .find(|m| m.2 == uci)
+        .map(|m| m.0.as_ms_f64())
+        .unwrap_or_else(|| panic!("{uci} not confirmed:\n{}", run.lines()))
+}
+
 /// A standard tracker configuration with piece identity.
 pub fn config() -> TrackerConfig {
     TrackerConfig::default()

@@ -44,6 +44,10 @@ pub struct AccuracyArgs {
     /// missed and every false report).
     #[arg(long)]
     pub verbose: bool,
+    /// Write every trace not reconstructed exactly to this folder, with its truth beside it
+    /// (`NAME.trace`, `NAME.json`), to replay and debug.
+    #[arg(long, value_name = "DIR")]
+    pub keep_failures: Option<PathBuf>,
 }
 
 /// Which boards to play on.
@@ -168,6 +172,15 @@ pub(super) fn run(args: &AccuracyArgs) -> anyhow::Result<()> {
                         failures += 1;
                         if args.verbose || failures <= 10 {
                             report_failure(protocol, game, seed, &score);
+                        }
+                        if let Some(dir) = &args.keep_failures {
+                            std::fs::create_dir_all(dir)?;
+                            let name = format!("{protocol}-{gi:04}-{seed}");
+                            std::fs::write(dir.join(format!("{name}.trace")), &generated.text)?;
+                            std::fs::write(
+                                dir.join(format!("{name}.json")),
+                                generated.truth.to_json(),
+                            )?;
                         }
                     }
                     summaries[i].add(&score);

@@ -1,0 +1,171 @@
+//! The tracker on boards that report late or miss brief states: a DGT board scans its
+//! fields one after another, so a slide's last square can be reported after the opponent's
+//! lift, and a piece taken again within one scan may never be reported at all.
+
+mod tracker_common;
+
+use std::time::Duration;
+
+use eboardd::tracker::TrackerConfig;
+use shakmaty::Board;
+use tracker_common::*;
+
+/// A tracker told that the board's reports may be up to one DGT scan late.
+fn scanning() -> TrackerConfig {
+    TrackerConfig {
+        sensor_lag: Some(Duration::from_millis(250)),
+        ..TrackerConfig::default()
+    }
+}
+
+/// The position after 1. e4 e5 2. Nf3 Nc6, as lifts and placements.
+fn open_game() -> Script {
+    Script::new()
+        .lift("e2")
+        .place("e4", 'P')
+        .wait(700.0)
+        .lift("e7")
+        .place("e5", 'p')
+        .wait(700.0)
+        .lift("g1")
+        .place("f3", 'N')
+        .wait(700.0)
+        .lift("b8")
+        .place("c6", 'n')
+        .wait(700.0)
+}
+
+#[test]
+fn a_slide_s_last_square_reported_after_the_opponent_s_lift_is_the_move() {
+    // 3. Bc4, the bishop sliding f1-e2-d3-c4: the board reports the transit on e2, then
+    // Black's lift of g8, and only then d3 and c4 (and e2 empty) as its scan reaches them.
+    let s = open_game()
+        .place("e2", 'B')
+        .wait(20.0)
+        .lift("f1")
+        .wait(100.0)
+        .lift("g8")
+        .wait(40.0)
+        .place("d3", 'B')
+        .wait(10.0)
+        .lift("e2")
+        .wait(30.0)
+        .place("c4", 'B')
+        .wait(10.0)
+        .lift("d3")
+        .wait(300.0)
+        .place("f6", 'n');
+    let run = run_script_with(scanning(), &Board::new(), &s);
+    assert_eq!(
+        run.final_uci(),
+        ["e2e4", "e7e5", "g1f3", "b8c6", "f1c4", "g8f6"],
+        "{}",
+        run.lines()
+    );
+    assert_eq!(run.count("retract"), 0);
+}
+
+#[test]
+fn with_a_scanning_board_the_opponent_s_lift_confirms_once_the_slide_has_stood_a_scan() {
+    // 3. Bc4 reported at once, Black reaching out 60 ms later: the bishop could still be
+    // on its way to b5, so it is confirmed when its squares have stood still one scan long.
+    let s = open_game()
+        .lift("f1")
+        .wait(300.0)
+        .place("c4", 'B')
+        .wait(60.0)
+        .lift("g8");
+    let run = run_script_with(scanning(), &Board::new(), &s);
+    let placed = 1000.0 + 4.0 * 700.0 + 300.0;
+    assert_eq!(confirm_time(&run, "f1c4"), placed + 250.0);
+}
+
+#[test]
+fn a_knight_is_confirmed_by_the_opponent_s_lift_at_once_even_on_a_scanning_board() {
+    // A knight cannot be moving on: the scan's lag does not hold it back.
+    let s = Script::new().lift("g1").wait(200.0).place("f3", 'N');
+    let run = run_script_with(scanning(), &Board::new(), &s);
+    assert_eq!(confirm_time(&run, "g1f3"), 1200.0);
+}
+
+#[test]
+fn a_piece_taken_again_before_the_board_saw_it_is_found_when_the_board_settles() {
+    // 3. Nxe5 Nxe5: White's knight lands on e5 and is taken at once (Black lifts it with
+    // the victim first), so the board never reports a white knight on e5; it sees e5
+    // emptied, f3 and c6 emptied, and a black knight put on e5.
+    let s = open_game()
+        .lift("e5")
+        .wait(150.0)
+        .lift("f3")
+        .wait(400.0)
+        .lift("c6")
+        .wait(300.0)
+        .place("e5", 'n');
+    let run = run_script_with(scanning(), &Board::new(), &s);
+    assert_eq!(
+        run.final_uci(),
+        ["e2e4", "e7e5", "g1f3", "b8c6", "f3e5", "c6e5"],
+        "{}",
+        run.lines()
+    );
+    // White's move needs a piece nobody saw: it is taken once the board has stood still for
+    // the settle window after Black's knight was lifted, not at once.
+    let black_lifts = 1000.0 + 4.0 * 700.0 + 550.0;
+    assert_eq!(confirm_time(&run, "f3e5"), black_lifts + 250.0);
+}
+
+#[test]
+fn a_piece_held_in_the_hand_past_the_settle_window_is_no_stale_sensor() {
+    // 3. Nxe5 with the victim lifted first, then the knight held 800 ms above the board
+    // while Black does nothing: the game must not go on as though f3 were a dead sensor.
+    let s = open_game()
+        .lift("e5")
+        .wait(100.0)
+        .lift("f3")
+        .wait(800.0)
+        .place("e5", 'N')
+        .wait(700.0)
+        .lift("c6")
+        .wait(200.0)
+        .place("e5", 'n');
+    let run = run_script(&s);
+    assert_eq!(
+        run.final_uci(),
+        ["e2e4", "e7e5", "g1f3", "b8c6", "f3e5", "c6e5"],
+        "{}",
+        run.lines()
+    );
+    assert_eq!(run.count("mismatch"), 0);
+}
+
+#[test]
+fn a_later_ply_never_lifts_a_piece_an_earlier_ply_did_not_put_down() {
+    // Black castles king first (the king on g8, the rook lifted from h8 but not yet put on
+    // f8) while White's bishop slides out c1-d2-...: the empty f8 is the rook still in the
+    // hand, not a rook that went to f8 and left again.
+    let fen = "r3k2r/pppq1ppp/2np1n2/2b1p3/2B1P3/2NP1N2/PPP2PPP/R1BQ1RK1 b kq - 0 1";
+    let cfg = TrackerConfig {
+        start_fen: Some(fen.to_string()),
+        ..scanning()
+    };
+    let s = Script::new()
+        .lift("e8")
+        .wait(100.0)
+        .place("g8", 'k')
+        .wait(100.0)
+        .lift("h8")
+        .wait(200.0)
+        .place("d2", 'B')
+        .wait(20.0)
+        .lift("c1")
+        .wait(40.0)
+        .place("f8", 'r')
+        .wait(150.0)
+        .lift("d2")
+        .wait(100.0)
+        .place("g5", 'B');
+    let first = board(fen.split(' ').next().expect("placement"));
+    let run = run_script_with(cfg, &first, &s);
+    assert_eq!(run.final_uci(), ["e8g8", "c1g5"], "{}", run.lines());
+    assert_eq!(run.count("retract"), 0);
+}
