@@ -41,6 +41,7 @@ impl Tracker {
             game.push(mv, now, Vec::new());
         }
         self.base = Some(BaseMoves::new(game.position().clone()));
+        self.epoch += 1;
         self.game = Some(game);
         self.log.clear();
         *self.evidence = Default::default();

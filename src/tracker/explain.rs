@@ -8,6 +8,7 @@
 //! the cheapest. It is pure bitboard arithmetic on [`shakmaty::Board`]s: it knows nothing of
 //! time, release, events, IO or protocols.
 
+use std::sync::OnceLock;
 use std::time::Duration;
 
 use shakmaty::{
@@ -190,6 +191,8 @@ struct Path {
     first_moves_on: Option<Time>,
     /// See [`Candidate::unseen`].
     unseen: u8,
+    /// How many unseen pieces the search allows.
+    max_unseen: u8,
     /// Squares where the previous ply put a piece the sensors never saw: this ply must take
     /// it (only a piece taken at once can escape the board's scan).
     must_take: Bitboard,
@@ -485,7 +488,8 @@ impl Sight<'_> {
 }
 
 /// The legal moves of one position with the squares each may touch, kept while that
-/// position is the base.
+/// position is the base; the positions after its moves are built the first time the search
+/// goes through them, and kept as long as this one.
 #[derive(Clone, Debug)]
 pub struct BaseMoves {
     /// The position.
@@ -496,6 +500,38 @@ pub struct BaseMoves {
     /// The moves (by index) whose piece, put down on the destination, may be resting there
     /// on the way to a further square: a longer move of the same piece passes there.
     moves_on: MoveSet,
+    /// The position after each move, once needed.
+    next: Lazy<Box<BaseMoves>>,
+    /// What each move does to the board, once needed.
+    effects: Lazy<Effect>,
+}
+
+/// One value per move, each worked out the first time it is asked for (the slots too).
+#[derive(Clone, Debug)]
+struct Lazy<T>(OnceLock<Box<[OnceLock<T>]>>);
+
+impl<T> Default for Lazy<T> {
+    fn default() -> Self {
+        Lazy(OnceLock::new())
+    }
+}
+
+impl<T> Lazy<T> {
+    fn get_or_init(&self, index: usize, len: usize, make: impl FnOnce() -> T) -> Option<&T> {
+        let slots = self
+            .0
+            .get_or_init(|| (0..len).map(|_| OnceLock::new()).collect());
+        Some(slots.get(index)?.get_or_init(make))
+    }
+
+    fn into_inner(self, index: usize) -> Option<T> {
+        self.0
+            .into_inner()?
+            .into_vec()
+            .into_iter()
+            .nth(index)?
+            .into_inner()
+    }
 }
 
 /// A set of move indices (a position has at most 218 legal moves).
@@ -520,26 +556,28 @@ impl BaseMoves {
         let turn = pos.turn();
         let moves: MoveList = pos.legal_moves();
         let reach: Vec<(Bitboard, Bitboard)> = moves.iter().map(|m| reach(*m, turn)).collect();
+        // The squares each piece may pass on its longer moves.
+        let mut passes = [Bitboard::EMPTY; 64];
+        for (m, (touched, path)) in moves.iter().zip(&reach) {
+            let from = match *m {
+                Move::Normal { from, .. } => Bitboard::from(from),
+                Move::Castle { king, rook } => Bitboard::from(king) | Bitboard::from(rook),
+                _ => Bitboard::EMPTY,
+            };
+            for sq in from {
+                passes[sq.to_usize()] |= *path & !*touched;
+            }
+        }
         let mut moves_on = MoveSet::default();
         for (i, m) in moves.iter().enumerate() {
-            let Move::Normal {
+            if let Move::Normal {
                 from,
                 to,
                 capture: None,
                 ..
             } = *m
-            else {
-                continue;
-            };
-            let further = moves.iter().zip(&reach).any(|(m2, (touched, path))| {
-                let from2 = match *m2 {
-                    Move::Normal { from, .. } => Bitboard::from(from),
-                    Move::Castle { king, rook } => Bitboard::from(king) | Bitboard::from(rook),
-                    _ => Bitboard::EMPTY,
-                };
-                from2.contains(from) && path.contains(to) && !touched.contains(to)
-            });
-            if further {
+                && passes[from.to_usize()].contains(to)
+            {
                 moves_on.add(i);
             }
         }
@@ -548,6 +586,8 @@ impl BaseMoves {
             moves,
             reach,
             moves_on,
+            next: Lazy::default(),
+            effects: Lazy::default(),
         }
     }
 
@@ -556,6 +596,43 @@ impl BaseMoves {
         self.moves
             .contains(&mv)
             .then(|| effect(self.pos.board(), mv, self.pos.turn()))
+    }
+
+    /// What the move at `index` does, worked out once.
+    fn effect_of(&self, index: usize) -> Option<&Effect> {
+        let m = *self.moves.get(index)?;
+        self.effects.get_or_init(index, self.moves.len(), || {
+            effect(self.pos.board(), m, self.pos.turn())
+        })
+    }
+
+    /// The position after the move at `index`, built once.
+    fn after(&self, index: usize) -> Option<&BaseMoves> {
+        let m = *self.moves.get(index)?;
+        self.next
+            .get_or_init(index, self.moves.len(), || {
+                let mut pos = self.pos.clone();
+                pos.play_unchecked(m);
+                Box::new(BaseMoves::new(pos))
+            })
+            .map(|b| &**b)
+    }
+
+    /// Takes the position after `mv` out of this one, if it was built, else builds it.
+    pub fn into_after(self, mv: Move) -> BaseMoves {
+        let built = self
+            .moves
+            .iter()
+            .position(|m| *m == mv)
+            .and_then(|i| self.next.into_inner(i));
+        match built {
+            Some(b) => *b,
+            None => {
+                let mut pos = self.pos;
+                pos.play_unchecked(mv);
+                BaseMoves::new(pos)
+            }
+        }
     }
 }
 
@@ -582,41 +659,95 @@ pub fn explain(base: &BaseMoves, sight: &Sight<'_>, max_plies: usize, out: &mut 
         return;
     }
     let mut prefix = [None; MAX_PLIES];
-    let turn = base.pos.turn();
-    for (i, (m, reach)) in base.moves.iter().zip(&base.reach).enumerate() {
-        if !sight.wanted(m) || !may_start(*reach, d0, sight.sensed.occupied()) {
-            continue;
-        }
-        let e = effect(board, *m, turn);
-        let moves_on = base
-            .moves_on
-            .contains(i)
-            .then(|| sight.evidence.last_change(e.touched | e.path))
-            .flatten();
-        step(
-            &base.pos,
-            board,
-            &e,
-            d0,
-            sight,
-            &mut prefix,
-            Path {
-                depth: 0,
-                prev_start: None,
-                first_moves_on: moves_on,
-                unseen: 0,
-                must_take: Bitboard::EMPTY,
-            },
-            max_plies.min(MAX_PLIES),
-            out,
-        );
+    let first = Path {
+        depth: 0,
+        prev_start: None,
+        first_moves_on: None,
+        unseen: 0,
+        max_unseen: 0,
+        must_take: Bitboard::EMPTY,
+    };
+    let max_plies = max_plies.min(MAX_PLIES);
+    search(base, d0, sight, &mut prefix, first, max_plies, out);
+    // Sequences with a piece nobody saw count only when nothing else explains the board:
+    // they are looked for only then.
+    if !out.iter().any(|c| c.cost() == 0 && c.len > 0) {
+        out.truncate(1);
+        let first = Path {
+            max_unseen: MAX_UNSEEN,
+            ..first
+        };
+        search(base, d0, sight, &mut prefix, first, max_plies, out);
     }
 }
 
+/// Tries every move of `base` that may have started on the board as the next ply.
+fn search(
+    base: &BaseMoves,
+    d_before: Bitboard,
+    sight: &Sight<'_>,
+    prefix: &mut [Option<Move>; MAX_PLIES],
+    path: Path,
+    max_plies: usize,
+    out: &mut Vec<Candidate>,
+) {
+    for (i, (m, reach)) in base.moves.iter().zip(&base.reach).enumerate() {
+        if out.len() >= MAX_CANDIDATES {
+            return;
+        }
+        if !sight.wanted(m) || !may_start(*reach, d_before, sight.sensed.occupied()) {
+            continue;
+        }
+        if !path.must_take.is_subset(reach.0) {
+            continue;
+        }
+        let Some(e) = base.effect_of(i) else {
+            continue;
+        };
+        let mut path = path;
+        if path.depth == 0 {
+            path.first_moves_on = base
+                .moves_on
+                .contains(i)
+                .then(|| sight.evidence.last_change(e.touched | e.path))
+                .flatten();
+        }
+        step(base, i, e, d_before, sight, prefix, path, max_plies, out);
+    }
+}
+
+/// Whether a piece `e` put down on `squares` can have been taken at once: a piece of the
+/// other side attacks it (or, for a pawn's double step, could take it en passant).
+fn may_be_taken(e: &Effect, squares: Bitboard, differs: Bitboard) -> bool {
+    let board = &e.after;
+    squares.into_iter().all(|sq| {
+        let Some(piece) = board.piece_at(sq) else {
+            return false;
+        };
+        let takers = !piece.color;
+        let mut attackers = board.attacks_to(sq, takers, board.occupied());
+        if let Move::Normal {
+            role: Role::Pawn,
+            from,
+            ..
+        } = e.mv
+            && from.distance(sq) == 2
+            && let Some(passed) = Square::try_from((u32::from(from) + u32::from(sq)) / 2).ok()
+        {
+            attackers |=
+                attacks::pawn_attacks(piece.color, passed) & board.pawns() & board.by_color(takers);
+        }
+        // The taker may not have been reported lifted yet (a DGT board scans in its own
+        // order), so any taker will do once the square shows something else.
+        attackers.any() && (differs.contains(sq) || (attackers & differs).any())
+    })
+}
+
+/// Takes `e`, the move at `index` of `base`, as the ply at `path.depth`.
 #[allow(clippy::too_many_arguments)]
 fn step(
-    pos: &Chess,
-    before: &Board,
+    base: &BaseMoves,
+    index: usize,
     e: &Effect,
     d_before: Bitboard,
     sight: &Sight<'_>,
@@ -625,21 +756,19 @@ fn step(
     max_plies: usize,
     out: &mut Vec<Candidate>,
 ) {
-    if out.len() >= MAX_CANDIDATES {
-        return;
-    }
     // A move that touches nothing that differs cannot be part of the explanation.
     if ((e.touched | e.path) & d_before).is_empty() {
         return;
     }
-    // Plies start in turn: a piece lifted well before the previous ply began is not the
-    // next ply.
     let Path {
         depth, prev_start, ..
     } = path;
+    // A piece the previous ply put down unseen must be taken by this one.
     if !path.must_take.is_subset(e.taken) {
         return;
     }
+    // Plies start in turn: a piece lifted well before the previous ply began is not the
+    // next ply.
     let start = sight.evidence.start(e);
     if let (Some(s), Some(p)) = (start, prev_start)
         && s + ORDER_SLACK < p
@@ -647,7 +776,7 @@ fn step(
         return;
     }
     prefix[depth] = Some(e.mv);
-    let fit = sight.fit(before, e);
+    let fit = sight.fit(base.pos.board(), e);
     if fit.started && fit.unexplained.count() as u32 <= MAX_COST {
         out.push(Candidate {
             moves: *prefix,
@@ -665,37 +794,26 @@ fn step(
     // was seen there (all but a few pieces taken again before the board saw them).
     let not_seen = sight.unseen(e);
     let unseen = path.unseen + not_seen.count() as u8;
-    if depth + 1 < max_plies && (e.from & d_before).any() && unseen <= MAX_UNSEEN {
+    if depth + 1 < max_plies && (e.from & d_before).any() && unseen <= path.max_unseen {
         let d_after = diff(sight.sensed, &e.after, sight.identity) & !sight.ghost;
+        if not_seen.any() && !may_be_taken(e, not_seen, d_after) {
+            prefix[depth] = None;
+            return;
+        }
         let remaining = (max_plies - depth - 1) as u32;
-        if d_after.any() && d_after.count() as u32 <= 4 * remaining + MAX_COST {
-            let mut next = pos.clone();
-            next.play_unchecked(e.mv);
-            let turn = next.turn();
-            for m in next.legal_moves() {
-                if !sight.wanted(&m) || !may_start(reach(m, turn), d_after, sight.sensed.occupied())
-                {
-                    continue;
-                }
-                let e2 = effect(&e.after, m, turn);
-                step(
-                    &next,
-                    &e.after,
-                    &e2,
-                    d_after,
-                    sight,
-                    prefix,
-                    Path {
-                        depth: depth + 1,
-                        prev_start: start.or(prev_start),
-                        first_moves_on: path.first_moves_on,
-                        unseen,
-                        must_take: not_seen,
-                    },
-                    max_plies,
-                    out,
-                );
-            }
+        if d_after.any()
+            && d_after.count() as u32 <= 4 * remaining + MAX_COST
+            && let Some(next) = base.after(index)
+        {
+            let deeper = Path {
+                depth: depth + 1,
+                prev_start: start.or(prev_start),
+                first_moves_on: path.first_moves_on,
+                unseen,
+                max_unseen: path.max_unseen,
+                must_take: not_seen,
+            };
+            search(next, d_after, sight, prefix, deeper, max_plies, out);
         }
     }
     prefix[depth] = None;

@@ -6,8 +6,9 @@
 //! how moves are recognised, of time sources, or of IO.
 
 use shakmaty::{
-    Board, CastlingMode, Chess, Color, EnPassantMode, Move, Piece, Position, Square, fen::Fen,
-    san::SanPlus,
+    Board, CastlingMode, Chess, Color, EnPassantMode, Move, Piece, Position, Square,
+    fen::Fen,
+    san::{San, SanPlus, Suffix},
 };
 
 use super::start::Start;
@@ -107,7 +108,17 @@ impl Game {
         let pos = self.position().clone();
         let uci = mv.to_uci(self.mode()).to_string();
         let mut after = pos.clone();
-        let san = SanPlus::from_move_and_play_unchecked(&mut after, mv).to_string();
+        let san = San::from_move(&pos, mv);
+        after.play_unchecked(mv);
+        // Legal moves are generated only for a check (mate or not), not for every move.
+        let suffix = after.checkers().any().then(|| {
+            if after.legal_moves().is_empty() {
+                Suffix::Checkmate
+            } else {
+                Suffix::Check
+            }
+        });
+        let san = SanPlus { san, suffix }.to_string();
         let fen = if self.start.chess960 {
             Fen::from_position(&after, EnPassantMode::Legal).to_string()
         } else {

@@ -130,6 +130,11 @@ pub struct Tracker {
     cands: Vec<Candidate>,
     reported: Bitboard,
     gate: gate::Gate,
+    /// Counts every change to what the explanations depend on (the sensed board, the
+    /// evidence, the base position, the ghosts), so that a timeout with nothing changed
+    /// reuses the candidates found before.
+    epoch: u64,
+    explained: Option<u64>,
 }
 
 /// Events kept in the pending log at most (a board left alone with pieces being shuffled).
@@ -180,6 +185,8 @@ impl Tracker {
             cands: Vec::new(),
             reported: Bitboard::EMPTY,
             gate: gate::Gate::default(),
+            epoch: 0,
+            explained: None,
         }
     }
 
@@ -246,6 +253,7 @@ impl Tracker {
             self.record(now, sq, before, after);
         }
         self.sensed = board.clone();
+        self.epoch += 1;
         self.seen = true;
         self.evaluate(now, true);
     }
@@ -317,6 +325,7 @@ impl Tracker {
             after,
         };
         self.evidence.add(&ev);
+        self.epoch += 1;
         if self.log.len() >= MAX_LOG {
             self.log.drain(..MAX_LOG / 2);
         }
@@ -340,6 +349,7 @@ impl Tracker {
             },
         );
         self.base = Some(BaseMoves::new(start.pos.clone()));
+        self.epoch += 1;
         self.game = Some(Game::new(start));
         self.log.clear();
         *self.evidence = Evidence::default();
@@ -375,6 +385,10 @@ impl Tracker {
     }
 
     fn explain_now(&mut self) {
+        if self.explained == Some(self.epoch) {
+            return;
+        }
+        self.explained = Some(self.epoch);
         let Some(base) = &self.base else {
             self.cands.clear();
             return;
@@ -472,6 +486,7 @@ impl Tracker {
                     if common.any() && !common.is_subset(self.ghost) {
                         // Sensors that stay wrong: tolerate them and go on.
                         self.ghost |= common;
+                        self.epoch += 1;
                         continue;
                     }
                     unexplained = true;
@@ -584,11 +599,15 @@ impl Tracker {
             emt_ms: None,
         };
         let pos = game.position().clone();
-        let next = BaseMoves::new(pos.clone());
+        let next = match self.base.take() {
+            Some(b) if b.moves.contains(&m) => b.into_after(m),
+            _ => BaseMoves::new(pos.clone()),
+        };
         let outcome = game.outcome(!next.moves.is_empty());
         *self.evidence = Evidence::from_log(&self.log);
         self.ghost &= diff(&self.sensed, pos.board(), self.cfg.piece_identity);
         self.base = Some(next);
+        self.epoch += 1;
         self.clock_at = None;
         self.emit(now, event);
         if let Some((result, reason)) = outcome {
@@ -610,6 +629,7 @@ impl Tracker {
         game.truncate(j);
         let pos = game.position().clone();
         self.base = Some(BaseMoves::new(pos));
+        self.epoch += 1;
         self.log.clear();
         *self.evidence = Evidence::default();
         self.clock_at = None;
@@ -674,6 +694,7 @@ impl Tracker {
         *self.evidence = Evidence::from_log(&log);
         self.log = log;
         self.base = Some(bm);
+        self.epoch += 1;
         self.emit(now, GameEvent::Retract { ply: n as u32, uci });
         Ok(true)
     }
