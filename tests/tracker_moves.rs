@@ -755,3 +755,31 @@ fn clock_press_confirms_a_move_that_could_go_on() {
     assert_eq!(run.final_uci(), ["e2e3"]);
     let _ = Role::Queen;
 }
+
+#[test]
+fn reconnect_jump_of_four_plies_with_captures_found() {
+    // The Opera game after 3...Bg4; the board comes back after 4. dxe5 Bxf3 5. Qxf3 dxe5,
+    // the black pawn on e5 again: only the order of the captures leads there.
+    let fen = "rn1qkbnr/ppp2ppp/3p4/4p3/3PP1b1/5N2/PPP2PPP/RNBQKB1R w KQkq - 1 4";
+    let cfg = TrackerConfig {
+        start_fen: Some(fen.to_string()),
+        ..config()
+    };
+    let mut t = Tracker::new(cfg);
+    let mut run = Run::default();
+    t.handle_board(
+        Time::ZERO,
+        &board(fen.split(' ').next().expect("placement")),
+    );
+    let after = board("rn1qkbnr/ppp2ppp/8/4p3/4P3/5Q2/PPP2PPP/RNB1KB1R");
+    t.handle_board(Time::from_millis(5000), &after);
+    advance(&mut t, Time::from_millis(9000), &mut run);
+    drain(&mut t, &mut run);
+    assert_eq!(
+        run.final_uci(),
+        ["d4e5", "g4f3", "d1f3", "d6e5"],
+        "{}",
+        run.lines()
+    );
+    assert_eq!(run.count("mismatch"), 0, "{}", run.lines());
+}

@@ -169,3 +169,52 @@ fn a_later_ply_never_lifts_a_piece_an_earlier_ply_did_not_put_down() {
     assert_eq!(run.final_uci(), ["e8g8", "c1g5"], "{}", run.lines());
     assert_eq!(run.count("retract"), 0);
 }
+
+#[test]
+fn a_board_back_mid_move_after_plies_played_away_finds_them_in_order() {
+    // The Opera game after 4. dxe5: while the board was away Black played 4...Bxf3, White
+    // 5. Qxf3, and Black has the d-pawn in the hand to take on e5 when the board comes
+    // back; it is put down, and White slides the bishop out at once (5...dxe5 6. Bc4).
+    // The whole-board report says nothing of the order, the ply reported after it comes
+    // after every ply it shows.
+    let fen = "rn1qkbnr/ppp2ppp/3p4/4P3/4P1b1/5N2/PPP2PPP/RNBQKB1R b KQkq - 0 4";
+    let cfg = TrackerConfig {
+        start_fen: Some(fen.to_string()),
+        ..scanning()
+    };
+    let mut t = eboardd::tracker::Tracker::new(cfg);
+    let mut run = Run::default();
+    t.handle_board(
+        eboardd::time::Time::ZERO,
+        &board(fen.split(' ').next().expect("placement")),
+    );
+    let back = board("rn1qkbnr/ppp2ppp/8/8/4P3/5Q2/PPP2PPP/RNB1KB1R");
+    t.handle_board(eboardd::time::Time::from_millis(5000), &back);
+    let s = Script {
+        ms: 5010.0,
+        ..Script::default()
+    }
+    .place("e5", 'p')
+    .wait(5.0)
+    .lift("f1")
+    .wait(15.0)
+    .place("d3", 'B')
+    .wait(15.0)
+    .place("c4", 'B')
+    .wait(3.0)
+    .lift("d3");
+    run.events
+        .extend(run_with(&mut t, None, &s.changes, 2000).events);
+    assert_eq!(
+        run.final_uci(),
+        ["g4f3", "d1f3", "d6e5", "f1c4"],
+        "{}",
+        run.lines()
+    );
+    assert_eq!(
+        run.count("mismatch") + run.count("retract"),
+        0,
+        "{}",
+        run.lines()
+    );
+}

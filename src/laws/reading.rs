@@ -194,6 +194,7 @@ mod tests {
             square: sq(s),
             before: before.and_then(Piece::from_char),
             after: after.and_then(Piece::from_char),
+            whole: false,
         }
     }
 

@@ -44,6 +44,9 @@ pub struct Evidence {
     pub seen: [u16; 64],
     /// When each square last changed.
     pub changed_at: [Option<Time>; 64],
+    /// Squares whose last change came in a whole-board report: it happened at some time
+    /// before (taken as the earliest) and nothing of it could be seen as it happened.
+    pub whole: Bitboard,
 }
 
 impl Default for Evidence {
@@ -53,6 +56,7 @@ impl Default for Evidence {
             lifted_at: [None; 64],
             seen: [0; 64],
             changed_at: [None; 64],
+            whole: Bitboard::EMPTY,
         }
     }
 }
@@ -74,9 +78,11 @@ impl Evidence {
     /// Adds one event.
     pub fn add(&mut self, ev: &SquareEvent) {
         let i = ev.square.to_usize();
-        self.changed_at[i] = Some(ev.t);
+        let t = if ev.whole { Time::ZERO } else { ev.t };
+        self.whole.set(ev.square, ev.whole);
+        self.changed_at[i] = Some(t);
         if ev.before.is_some() {
-            self.lifted_at[i] = Some(ev.t);
+            self.lifted_at[i] = Some(t);
         }
         if let Some(p) = ev.after {
             self.placed.add(ev.square);
@@ -463,9 +469,14 @@ impl Sight<'_> {
         }
     }
 
-    /// The squares where `e` puts down a piece that was never seen there.
+    /// The squares where `e` puts down a piece that was never seen there (none for a move
+    /// made while the board was away: its squares came in a whole-board report).
     fn unseen(&self, e: &Effect) -> Bitboard {
         let mut out = Bitboard::EMPTY;
+        let start = e.from | e.taken;
+        if start.any() && start.is_subset(self.evidence.whole) {
+            return out;
+        }
         for sq in e.to {
             let seen = match e.after.piece_at(sq) {
                 Some(p) if self.identity => self.evidence.seen[sq.to_usize()] & piece_bit(p) != 0,

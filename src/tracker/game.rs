@@ -26,6 +26,9 @@ pub struct SquareEvent {
     pub before: Option<Piece>,
     /// What stands there now.
     pub after: Option<Piece>,
+    /// It came in a whole-board report (the first, or after the link came back): when it
+    /// really happened, and in what order with the others, is unknown.
+    pub whole: bool,
 }
 
 /// A confirmed ply.
@@ -136,6 +139,11 @@ impl Game {
         });
         let n = self.plies.len();
         &self.plies[n - 1]
+    }
+
+    /// The last confirmed ply, to amend its sensor log.
+    pub fn last_ply_mut(&mut self) -> Option<&mut Ply> {
+        self.plies.last_mut()
     }
 
     /// Drops the plies after `ply`.

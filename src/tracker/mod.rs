@@ -38,6 +38,7 @@ pub mod explain;
 pub mod game;
 pub mod gate;
 pub mod gesture;
+pub mod jump;
 pub mod release;
 pub mod start;
 
@@ -250,7 +251,7 @@ impl Tracker {
             if self.seen && self.same(before, after) {
                 continue;
             }
-            self.record(now, sq, before, after);
+            self.record(now, sq, before, after, true);
         }
         self.sensed = board.clone();
         self.epoch += 1;
@@ -269,7 +270,7 @@ impl Tracker {
             Some(p) => self.sensed.set_piece_at(sq, p),
             None => self.sensed.discard_piece_at(sq),
         }
-        self.record(now, sq, before, change.piece);
+        self.record(now, sq, before, change.piece, false);
         self.seen = true;
         self.evaluate(now, false);
     }
@@ -315,6 +316,7 @@ impl Tracker {
         sq: shakmaty::Square,
         before: Option<shakmaty::Piece>,
         after: Option<shakmaty::Piece>,
+        whole: bool,
     ) {
         self.last_change = self.last_change.max(now);
         self.ghost.discard(sq);
@@ -323,6 +325,7 @@ impl Tracker {
             square: sq,
             before,
             after,
+            whole,
         };
         self.evidence.add(&ev);
         self.epoch += 1;
@@ -446,6 +449,17 @@ impl Tracker {
             let verdict = decide(&self.cands, self.timing(now));
             if tracing::enabled!(tracing::Level::TRACE) {
                 self.trace_decision(now, verdict);
+            }
+            // A whole board after a reconnect: plies played while the board was away.
+            if dump && !matches!(verdict, Verdict::Confirm(_) | Verdict::Idle) {
+                match self.try_jump(now) {
+                    Some(true) => continue,
+                    Some(false) => {
+                        unexplained = true;
+                        break;
+                    }
+                    None => {}
+                }
             }
             match verdict {
                 Verdict::Idle => break,
@@ -586,8 +600,24 @@ impl Tracker {
             .iter()
             .rposition(|ev| squares.contains(ev.square) && ev.after == e.after.piece_at(ev.square))
             .map_or(0, |i| i + 1);
-        let rest = self.log.split_off(done);
-        let ply_log = std::mem::replace(&mut self.log, rest);
+        // Changes that came in one whole-board report have no order: those on squares that
+        // still differ from the game after this ply stay for the plies still to be
+        // confirmed (and those on this ply's squares are its own as well).
+        let later = self.log.split_off(done);
+        let still = diff(&self.sensed, &e.after, self.cfg.piece_identity);
+        let mut rest: Vec<SquareEvent> = self
+            .log
+            .iter()
+            .filter(|ev| ev.whole && still.contains(ev.square))
+            .copied()
+            .collect();
+        let ply_log: Vec<SquareEvent> = self
+            .log
+            .drain(..)
+            .filter(|ev| !ev.whole || squares.contains(ev.square) || !still.contains(ev.square))
+            .collect();
+        rest.extend(later);
+        self.log = rest;
         let number = game.len() as u32 + 1;
         let ply = game.push(m, now, ply_log);
         let event = GameEvent::Move {
@@ -612,6 +642,41 @@ impl Tracker {
         self.emit(now, event);
         if let Some((result, reason)) = outcome {
             self.finish(now, result, reason);
+        }
+    }
+
+    /// The board, reported whole, shows the position after several plies: confirms them
+    /// when one shortest sequence of legal moves leads there (`Some(true)`); `Some(false)`
+    /// when several do (nothing tells them apart: a mismatch); `None` when none does.
+    fn try_jump(&mut self, now: Time) -> Option<bool> {
+        let game = self.game.as_ref()?;
+        if game.finished || !self.ghost.is_empty() {
+            return None;
+        }
+        let found = jump::find(
+            game.position(),
+            &self.sensed,
+            self.cfg.piece_identity,
+            self.cfg.max_plies,
+        );
+        match found {
+            jump::Jump::Found(moves) => {
+                let log = std::mem::take(&mut self.log);
+                for m in moves {
+                    self.confirm(now, m);
+                }
+                // What the board reported belongs to the last of the plies found.
+                if let Some(g) = &mut self.game
+                    && let Some(last) = g.last_ply_mut()
+                {
+                    last.log = log;
+                }
+                *self.evidence = Evidence::default();
+                self.epoch += 1;
+                Some(true)
+            }
+            jump::Jump::Ambiguous => Some(false),
+            jump::Jump::None => None,
         }
     }
 

@@ -135,7 +135,6 @@ async fn a_dgt_board_unplugged_for_two_plies_comes_back_and_the_game_takes_them_
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-#[ignore = "the tracker does not yet explain a whole-board jump of 3 or 4 plies"]
 async fn a_dgt_board_unplugged_for_four_plies_comes_back_and_the_game_takes_them_up() {
     // 4. dxe5 Bxf3 5. Qxf3 dxe5 are played while the board is away (captures: no other
     // order of four plies gives that position).
