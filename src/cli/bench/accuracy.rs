@@ -44,6 +44,10 @@ pub struct AccuracyArgs {
     /// missed and every false report).
     #[arg(long)]
     pub verbose: bool,
+    /// eboardd's settle window in milliseconds (`accuracy`, `traces`; default: the
+    /// tracker's).
+    #[arg(long, value_name = "MS")]
+    pub settle_ms: Option<u64>,
     /// Write every trace not reconstructed exactly to this folder, with its truth beside it
     /// (`NAME.trace`, `NAME.json`), to replay and debug.
     #[arg(long, value_name = "DIR")]
@@ -125,7 +129,7 @@ pub(super) fn run(args: &AccuracyArgs) -> anyhow::Result<()> {
             ..HandOptions::torture()
         },
     };
-    let ours = CoreConfig::default();
+    let ours = ours(args.settle_ms);
     let peers = CoreConfig {
         reconstruction: Reconstruction::StillBoard {
             wait: Duration::from_millis(250),
@@ -198,6 +202,15 @@ pub(super) fn run(args: &AccuracyArgs) -> anyhow::Result<()> {
     println!("  ({:.1} s)", started.elapsed().as_secs_f64());
     throughput(&games, protocols, &hand)?;
     Ok(())
+}
+
+/// eboardd's configuration, with the settle window asked for.
+pub(super) fn ours(settle_ms: Option<u64>) -> CoreConfig {
+    let mut config = CoreConfig::default();
+    if let Some(ms) = settle_ms {
+        config.tracker.settle = Duration::from_millis(ms);
+    }
+    config
 }
 
 fn report_failure(protocol: Protocol, game: &Game, seed: u64, score: &GameScore) {

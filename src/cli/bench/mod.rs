@@ -61,7 +61,7 @@ pub enum BenchWhat {
 pub fn run(args: BenchArgs) -> anyhow::Result<()> {
     match args.what {
         BenchWhat::Codec => codec(args.megabytes.max(1)),
-        BenchWhat::Traces => traces::run(&args.paths)?,
+        BenchWhat::Traces => traces::run(&args.paths, args.accuracy.settle_ms)?,
         BenchWhat::Accuracy => accuracy::run(&args.accuracy)?,
         BenchWhat::Laws => laws::run(&args.paths, args.accuracy.verbose)?,
     }

@@ -7,7 +7,7 @@ use crate::pipeline::{CoreConfig, Reconstruction};
 use crate::trace::read_trace_file;
 
 /// Scores every trace (files, or folders of `NAME.trace` with `NAME.json` beside).
-pub(super) fn run(paths: &[PathBuf]) -> anyhow::Result<()> {
+pub(super) fn run(paths: &[PathBuf], settle_ms: Option<u64>) -> anyhow::Result<()> {
     let mut files = Vec::new();
     for p in paths {
         if p.is_dir() {
@@ -22,7 +22,7 @@ pub(super) fn run(paths: &[PathBuf]) -> anyhow::Result<()> {
         }
     }
     let contenders = [
-        ("eboardd", CoreConfig::default()),
+        ("eboardd", super::accuracy::ours(settle_ms)),
         (
             "still-250ms",
             CoreConfig {
