@@ -218,3 +218,32 @@ fn a_board_back_mid_move_after_plies_played_away_finds_them_in_order() {
         run.lines()
     );
 }
+
+#[test]
+fn a_pawn_taken_before_the_board_saw_it_either_way_lets_the_game_go_on() {
+    // Black's f-pawn leaves f7 and White's e5 pawn takes it on f6 before the board ever
+    // reports it: 1...f6 2. exf6 and 1...f5 2. exf6 e.p. give the same position, so the
+    // game goes on from it (one of the two is written) instead of stopping.
+    let fen = "rnbqkbnr/pppppppp/8/4P3/8/8/PPPP1PPP/RNBQKBNR b KQkq - 0 2";
+    let cfg = TrackerConfig {
+        start_fen: Some(fen.to_string()),
+        ..scanning()
+    };
+    let s = Script::new()
+        .lift("f7")
+        .wait(400.0)
+        .lift("e5")
+        .wait(200.0)
+        .place("f6", 'P')
+        .wait(900.0)
+        .lift("g8")
+        .wait(300.0)
+        .place("h6", 'n');
+    let first = board(fen.split(' ').next().expect("placement"));
+    let run = run_script_with(cfg, &first, &s);
+    let moves = run.final_uci();
+    assert_eq!(moves.len(), 3, "{}", run.lines());
+    assert!(moves[0] == "f7f6" || moves[0] == "f7f5", "{}", run.lines());
+    assert_eq!(moves[1..], ["e5f6", "g8h6"], "{}", run.lines());
+    assert_eq!(run.count("mismatch"), 0, "{}", run.lines());
+}

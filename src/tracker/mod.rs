@@ -470,6 +470,10 @@ impl Tracker {
                     break;
                 }
                 Verdict::Ambiguous => {
+                    if let Some(m) = self.transposed() {
+                        self.confirm(now, m);
+                        continue;
+                    }
                     unexplained = true;
                     break;
                 }
@@ -678,6 +682,36 @@ impl Tracker {
             jump::Jump::Ambiguous => Some(false),
             jump::Jump::None => None,
         }
+    }
+
+    /// When the released board is explained only by sequences that each need a piece the
+    /// sensors never saw (a pawn taken at once, en passant or not), and they all end in the
+    /// same position, the order cannot matter for the game from here on: the first is
+    /// taken, rather than leaving the game stuck.
+    fn transposed(&self) -> Option<Move> {
+        let base = self.base.as_ref()?;
+        let best = self.cands.iter().filter(|c| c.cost() == 0 && c.complete);
+        let least = best.clone().map(|c| (c.unseen, c.ghosted, c.len)).min()?;
+        if least.0 == 0 {
+            return None;
+        }
+        let mut end: Option<Chess> = None;
+        let mut first = None;
+        for c in best.filter(|c| (c.unseen, c.ghosted, c.len) == least) {
+            let mut pos = base.pos.clone();
+            for m in c.moves() {
+                pos.play_unchecked(m);
+            }
+            match &end {
+                None => {
+                    first = c.first();
+                    end = Some(pos);
+                }
+                Some(e) if e.board() == pos.board() && e.turn() == pos.turn() => {}
+                Some(_) => return None,
+            }
+        }
+        first
     }
 
     /// The board shows an earlier position of the game: the players took moves back.
