@@ -247,3 +247,34 @@ fn a_pawn_taken_before_the_board_saw_it_either_way_lets_the_game_go_on() {
     assert_eq!(moves[1..], ["e5f6", "g8h6"], "{}", run.lines());
     assert_eq!(run.count("mismatch"), 0, "{}", run.lines());
 }
+
+#[test]
+fn a_later_ply_does_not_start_a_scan_before_the_one_it_follows() {
+    // 22...Bb6 23. Bxb6 Nxb6: Black's bishop slides d8-c7-b6 and White takes it on b6
+    // before the board has seen it there. Black's lift of c7 comes 320 ms before White's
+    // lift of e3: more than a scan, so it is not a black ply after White's (22...Bc7
+    // 23. Bb6 Bxb6 would need that); it belongs to the slide.
+    let fen = "r1rb2k1/1p1n1ppp/p2p4/3Pp3/4P3/1PN1BPP1/1P2K2P/R1R5 b - - 5 22";
+    let cfg = TrackerConfig {
+        start_fen: Some(fen.to_string()),
+        ..scanning()
+    };
+    let s = Script::new()
+        .lift("d8")
+        .wait(26.0)
+        .place("c7", 'b')
+        .wait(234.0)
+        .lift("c7")
+        .wait(322.0)
+        .lift("e3")
+        .wait(364.0)
+        .place("b6", 'B')
+        .wait(442.0)
+        .lift("d7")
+        .wait(262.0)
+        .place("b6", 'n');
+    let first = board(fen.split(' ').next().expect("placement"));
+    let run = run_script_with(cfg, &first, &s);
+    assert_eq!(run.final_uci(), ["d8b6", "e3b6", "d7b6"], "{}", run.lines());
+    assert_eq!(run.count("retract"), 0, "{}", run.lines());
+}

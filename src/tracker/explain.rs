@@ -30,8 +30,14 @@ pub const MAX_COST: u32 = 3;
 const MAX_CANDIDATES: usize = 512;
 
 /// A later ply may seem to start this much before an earlier one (a board reports the
-/// squares of one scan in its own order).
-const ORDER_SLACK: Duration = Duration::from_millis(400);
+/// squares of one scan in its own order), when the board's sensor lag is not known.
+pub const ORDER_SLACK: Duration = Duration::from_millis(400);
+
+/// How much before an earlier ply a later one may seem to start, on a board whose reports
+/// may be `sensor_lag` late: that lag, and a little for the line.
+pub fn order_slack(sensor_lag: Option<Duration>) -> Duration {
+    sensor_lag.map_or(ORDER_SLACK, |lag| lag + Duration::from_millis(20))
+}
 
 /// What the sensors reported since the confirmed position, as the search needs it.
 #[derive(Clone, Debug)]
@@ -409,6 +415,8 @@ pub struct Sight<'a> {
     pub evidence: &'a Evidence,
     /// The role an occupancy-only board promotes to.
     pub promotion_default: Role,
+    /// How much before an earlier ply a later one may seem to start ([`order_slack`]).
+    pub order_slack: Duration,
 }
 
 impl Sight<'_> {
@@ -782,7 +790,7 @@ fn step(
     // next ply.
     let start = sight.evidence.start(e);
     if let (Some(s), Some(p)) = (start, prev_start)
-        && s + ORDER_SLACK < p
+        && s + sight.order_slack < p
     {
         return;
     }
@@ -842,6 +850,7 @@ mod tests {
             ghost: Bitboard::EMPTY,
             evidence,
             promotion_default: Role::Queen,
+            order_slack: ORDER_SLACK,
         }
     }
 

@@ -402,6 +402,7 @@ impl Tracker {
             ghost: self.ghost,
             evidence: &self.evidence,
             promotion_default: self.cfg.promotion_default,
+            order_slack: explain::order_slack(self.cfg.sensor_lag),
         };
         explain::explain(base, &sight, self.cfg.max_plies, &mut self.cands);
     }
@@ -763,6 +764,7 @@ impl Tracker {
             ghost: self.ghost,
             evidence: &evidence,
             promotion_default: self.cfg.promotion_default,
+            order_slack: explain::order_slack(self.cfg.sensor_lag),
         };
         let mut cands = Vec::new();
         explain::explain(&bm, &sight, 1, &mut cands);
