@@ -82,32 +82,23 @@ pub fn score_trace(trace: &Trace, truth: &Truth, mut config: CoreConfig) -> Game
     if config.start_fen.is_none() {
         config.start_fen = trace.header.start_fen.clone();
     }
-    let mut core = BoardCore::new(trace.header.protocol, config);
-    let mut events = Vec::new();
-    let mut last = Time::ZERO;
-    let drain = |core: &mut BoardCore, events: &mut Vec<_>| {
-        while let Some(e) = core.poll_event() {
-            events.push(e);
+    let (core, events) = replay(trace, config.clone());
+    // When each move was last reported by the sensors, as the tracker saw it (for a core
+    // without one, from a tracker's replay of the same trace).
+    let reports: Vec<(String, Time)> = match core.tracker() {
+        Some(t) => last_reports(t),
+        None => {
+            let tracked = CoreConfig {
+                reconstruction: crate::pipeline::Reconstruction::Tracker,
+                ..config
+            };
+            replay(trace, tracked)
+                .0
+                .tracker()
+                .map(last_reports)
+                .unwrap_or_default()
         }
     };
-    for chunk in trace
-        .chunks
-        .iter()
-        .filter(|c| c.dir == Direction::FromBoard)
-    {
-        while let Some(due) = core.poll_timeout().filter(|&d| d <= chunk.t) {
-            core.handle_timeout(due);
-            drain(&mut core, &mut events);
-        }
-        core.handle_input(chunk.t, &chunk.bytes);
-        drain(&mut core, &mut events);
-        last = chunk.t;
-    }
-    let end = Time::from_millis(last.as_micros() / 1000 + 60_000);
-    while let Some(due) = core.poll_timeout().filter(|&d| d <= end) {
-        core.handle_timeout(due);
-        drain(&mut core, &mut events);
-    }
 
     let mut score = GameScore {
         expected: truth.san.len(),
@@ -134,22 +125,13 @@ pub fn score_trace(trace: &Trace, truth: &Truth, mut config: CoreConfig) -> Game
             _ => {}
         }
     }
-    let plies = core
-        .tracker()
-        .and_then(|t| t.game())
-        .map(|g| g.plies())
-        .unwrap_or_default();
     for (index, (san, t)) in game.iter().enumerate() {
         if truth.san.get(index).map(|s| strip(s)) == Some(strip(san)) {
             score.correct += 1;
             if let Some(end) = truth.move_end_ms.get(index) {
                 score.latencies_ms.push(t.as_ms_f64() - end);
             }
-            if let Some(report) = plies
-                .get(index)
-                .filter(|p| p.san == *san)
-                .and_then(|p| p.log.iter().map(|e| e.t).max())
-            {
+            if let Some((_, report)) = reports.get(index).filter(|(s, _)| s == san) {
                 score
                     .report_latencies_ms
                     .push(t.as_ms_f64() - report.as_ms_f64());
@@ -158,6 +140,54 @@ pub fn score_trace(trace: &Trace, truth: &Truth, mut config: CoreConfig) -> Game
     }
     score.missed = truth.san.len().saturating_sub(game.len());
     score
+}
+
+/// Replays the board side of `trace` through a core made with `config`, in the trace's
+/// time, and a minute beyond its end.
+fn replay(trace: &Trace, config: CoreConfig) -> (BoardCore, Vec<crate::event::TimedEvent>) {
+    let mut core = BoardCore::new(trace.header.protocol, config);
+    let mut events = Vec::new();
+    let mut last = Time::ZERO;
+    let drain = |core: &mut BoardCore, events: &mut Vec<_>| {
+        while let Some(e) = core.poll_event() {
+            events.push(e);
+        }
+    };
+    for chunk in trace
+        .chunks
+        .iter()
+        .filter(|c| c.dir == Direction::FromBoard)
+    {
+        while let Some(due) = core.poll_timeout().filter(|&d| d <= chunk.t) {
+            core.handle_timeout(due);
+            drain(&mut core, &mut events);
+        }
+        core.handle_input(chunk.t, &chunk.bytes);
+        drain(&mut core, &mut events);
+        last = chunk.t;
+    }
+    let end = Time::from_millis(last.as_micros() / 1000 + 60_000);
+    while let Some(due) = core.poll_timeout().filter(|&d| d <= end) {
+        core.handle_timeout(due);
+        drain(&mut core, &mut events);
+    }
+    (core, events)
+}
+
+/// Each confirmed ply's SAN and the time of its last sensor report.
+fn last_reports(tracker: &crate::tracker::Tracker) -> Vec<(String, Time)> {
+    tracker
+        .game()
+        .map(|g| {
+            g.plies()
+                .iter()
+                .map(|p| {
+                    let t = p.log.iter().map(|e| e.t).max().unwrap_or(p.confirmed_at);
+                    (p.san.clone(), t)
+                })
+                .collect()
+        })
+        .unwrap_or_default()
 }
 
 /// Scores of many games, summed.
