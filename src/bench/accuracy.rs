@@ -143,8 +143,8 @@ pub fn score_trace(trace: &Trace, truth: &Truth, mut config: CoreConfig) -> Game
 }
 
 /// Replays the board side of `trace` through a core made with `config`, in the trace's
-/// time, and a minute beyond its end.
-fn replay(trace: &Trace, config: CoreConfig) -> (BoardCore, Vec<crate::event::TimedEvent>) {
+/// time, and a minute beyond its end: the core as it ends and every event it decided.
+pub fn replay(trace: &Trace, config: CoreConfig) -> (BoardCore, Vec<crate::event::TimedEvent>) {
     let mut core = BoardCore::new(trace.header.protocol, config);
     let mut events = Vec::new();
     let mut last = Time::ZERO;

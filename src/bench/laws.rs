@@ -12,9 +12,8 @@ use std::fmt;
 
 use crate::bench::accuracy::Truth;
 use crate::event::{GameEvent, TimedEvent};
-use crate::pipeline::{BoardCore, CoreConfig};
-use crate::time::Time;
-use crate::trace::{Direction, Trace};
+use crate::pipeline::CoreConfig;
+use crate::trace::Trace;
 
 /// Expected, found and false counts of one article.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -99,33 +98,7 @@ pub fn replay_events(trace: &Trace, mut config: CoreConfig) -> Vec<TimedEvent> {
     if config.start_fen.is_none() {
         config.start_fen = trace.header.start_fen.clone();
     }
-    let mut core = BoardCore::new(trace.header.protocol, config);
-    let mut events = Vec::new();
-    let mut last = Time::ZERO;
-    let drain = |core: &mut BoardCore, events: &mut Vec<TimedEvent>| {
-        while let Some(e) = core.poll_event() {
-            events.push(e);
-        }
-    };
-    for chunk in trace
-        .chunks
-        .iter()
-        .filter(|c| c.dir == Direction::FromBoard)
-    {
-        while let Some(due) = core.poll_timeout().filter(|&d| d <= chunk.t) {
-            core.handle_timeout(due);
-            drain(&mut core, &mut events);
-        }
-        core.handle_input(chunk.t, &chunk.bytes);
-        drain(&mut core, &mut events);
-        last = chunk.t;
-    }
-    let end = Time::from_millis(last.as_micros() / 1000 + 60_000);
-    while let Some(due) = core.poll_timeout().filter(|&d| d <= end) {
-        core.handle_timeout(due);
-        drain(&mut core, &mut events);
-    }
-    events
+    super::accuracy::replay(trace, config).1
 }
 
 /// Replays `trace` with `config` and scores its violations against `truth`.
