@@ -2,7 +2,7 @@
 //!
 //! A truth file (`NAME.json` beside `NAME.trace`) lists the breaches a correct arbiter
 //! reports under the 2023 Laws: ply, article and, for touches, the square touched.
-//! [`score_laws`] replays the trace through a [`BoardCore`] and matches every `violation`
+//! [`score_laws`] replays the trace through a [`BoardCore`](crate::pipeline::BoardCore) and matches every `violation`
 //! event against them: an observation is *found* when a violation has its ply and article
 //! (and its square, when the observation names one); a violation that matches no
 //! observation is *false*. Figures are kept per article. Nothing here is used by the daemon.

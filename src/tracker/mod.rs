@@ -11,6 +11,17 @@
 //! in any order, castling either way round (Chess960 too), en passant, promotions in any
 //! order and fast replies are one mechanism, not a special case each.
 //!
+//! Boards report late and miss brief states: a DGT board scans its fields one after
+//! another, so a slide's last square may be reported after the opponent's lift, and a piece
+//! taken again within one scan may never be reported. The tracker is told the board's
+//! sensor lag ([`TrackerConfig::sensor_lag`]): a piece that could still be sliding on counts
+//! as released by the opponent or the clock only once its squares have stood still that
+//! long, and plies keep their order within it. An explanation that needs a piece nobody saw
+//! is taken only when nothing else explains the board and the board has settled. A
+//! whole-board report after a reconnect has no order: its changes count as the earliest,
+//! and a board that is exactly the position after a few plies is explained by the shortest
+//! legal sequences leading there ([`jump`]).
+//!
 //! It also recognises game starts ([`start`]), takebacks (the board back in an earlier
 //! position of the game), retracts (a confirmed move whose piece moves on before the
 //! opponent touched anything), mismatches (a board nothing legal explains: reported once,
