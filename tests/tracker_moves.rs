@@ -154,19 +154,7 @@ fn capture_with_victim_pushed_off() {
 
 fn italian_to_castle() -> Script {
     // 1. e4 e5 2. Nf3 Nc6 3. Bc4 Bc5, white to castle.
-    Script::new()
-        .lift("e2")
-        .place("e4", 'P')
-        .wait(700.0)
-        .lift("e7")
-        .place("e5", 'p')
-        .wait(700.0)
-        .lift("g1")
-        .place("f3", 'N')
-        .wait(700.0)
-        .lift("b8")
-        .place("c6", 'n')
-        .wait(700.0)
+    open_game()
         .lift("f1")
         .place("c4", 'B')
         .wait(700.0)
@@ -318,12 +306,7 @@ fn en_passant_with_pawn_removed_before() {
 }
 
 fn promo_config(fen: &str) -> (TrackerConfig, Board) {
-    let cfg = TrackerConfig {
-        start_fen: Some(fen.to_string()),
-        ..TrackerConfig::default()
-    };
-    let b = board(fen.split(' ').next().expect("placement"));
-    (cfg, b)
+    set_up(fen, TrackerConfig::default())
 }
 
 const PROMO: &str = "8/4P2k/8/8/8/8/8/K7 w - - 0 1";
@@ -761,16 +744,10 @@ fn reconnect_jump_of_four_plies_with_captures_found() {
     // The Opera game after 3...Bg4; the board comes back after 4. dxe5 Bxf3 5. Qxf3 dxe5,
     // the black pawn on e5 again: only the order of the captures leads there.
     let fen = "rn1qkbnr/ppp2ppp/3p4/4p3/3PP1b1/5N2/PPP2PPP/RNBQKB1R w KQkq - 1 4";
-    let cfg = TrackerConfig {
-        start_fen: Some(fen.to_string()),
-        ..config()
-    };
+    let (cfg, first) = set_up(fen, config());
     let mut t = Tracker::new(cfg);
     let mut run = Run::default();
-    t.handle_board(
-        Time::ZERO,
-        &board(fen.split(' ').next().expect("placement")),
-    );
+    t.handle_board(Time::ZERO, &first);
     let after = board("rn1qkbnr/ppp2ppp/8/4p3/4P3/5Q2/PPP2PPP/RNB1KB1R");
     t.handle_board(Time::from_millis(5000), &after);
     advance(&mut t, Time::from_millis(9000), &mut run);

@@ -18,23 +18,6 @@ fn scanning() -> TrackerConfig {
     }
 }
 
-/// The position after 1. e4 e5 2. Nf3 Nc6, as lifts and placements.
-fn open_game() -> Script {
-    Script::new()
-        .lift("e2")
-        .place("e4", 'P')
-        .wait(700.0)
-        .lift("e7")
-        .place("e5", 'p')
-        .wait(700.0)
-        .lift("g1")
-        .place("f3", 'N')
-        .wait(700.0)
-        .lift("b8")
-        .place("c6", 'n')
-        .wait(700.0)
-}
-
 #[test]
 fn a_slide_s_last_square_reported_after_the_opponent_s_lift_is_the_move() {
     // 3. Bc4, the bishop sliding f1-e2-d3-c4: the board reports the transit on e2, then
@@ -144,10 +127,7 @@ fn a_later_ply_never_lifts_a_piece_an_earlier_ply_did_not_put_down() {
     // f8) while White's bishop slides out c1-d2-...: the empty f8 is the rook still in the
     // hand, not a rook that went to f8 and left again.
     let fen = "r3k2r/pppq1ppp/2np1n2/2b1p3/2B1P3/2NP1N2/PPP2PPP/R1BQ1RK1 b kq - 0 1";
-    let cfg = TrackerConfig {
-        start_fen: Some(fen.to_string()),
-        ..scanning()
-    };
+    let (cfg, first) = set_up(fen, scanning());
     let s = Script::new()
         .lift("e8")
         .wait(100.0)
@@ -164,7 +144,6 @@ fn a_later_ply_never_lifts_a_piece_an_earlier_ply_did_not_put_down() {
         .lift("d2")
         .wait(100.0)
         .place("g5", 'B');
-    let first = board(fen.split(' ').next().expect("placement"));
     let run = run_script_with(cfg, &first, &s);
     assert_eq!(run.final_uci(), ["e8g8", "c1g5"], "{}", run.lines());
     assert_eq!(run.count("retract"), 0);
@@ -178,16 +157,10 @@ fn a_board_back_mid_move_after_plies_played_away_finds_them_in_order() {
     // The whole-board report says nothing of the order, the ply reported after it comes
     // after every ply it shows.
     let fen = "rn1qkbnr/ppp2ppp/3p4/4P3/4P1b1/5N2/PPP2PPP/RNBQKB1R b KQkq - 0 4";
-    let cfg = TrackerConfig {
-        start_fen: Some(fen.to_string()),
-        ..scanning()
-    };
+    let (cfg, first) = set_up(fen, scanning());
     let mut t = eboardd::tracker::Tracker::new(cfg);
     let mut run = Run::default();
-    t.handle_board(
-        eboardd::time::Time::ZERO,
-        &board(fen.split(' ').next().expect("placement")),
-    );
+    t.handle_board(eboardd::time::Time::ZERO, &first);
     let back = board("rn1qkbnr/ppp2ppp/8/8/4P3/5Q2/PPP2PPP/RNB1KB1R");
     t.handle_board(eboardd::time::Time::from_millis(5000), &back);
     let s = Script {
@@ -225,10 +198,7 @@ fn a_pawn_taken_before_the_board_saw_it_either_way_lets_the_game_go_on() {
     // reports it: 1...f6 2. exf6 and 1...f5 2. exf6 e.p. give the same position, so the
     // game goes on from it (one of the two is written) instead of stopping.
     let fen = "rnbqkbnr/pppppppp/8/4P3/8/8/PPPP1PPP/RNBQKBNR b KQkq - 0 2";
-    let cfg = TrackerConfig {
-        start_fen: Some(fen.to_string()),
-        ..scanning()
-    };
+    let (cfg, first) = set_up(fen, scanning());
     let s = Script::new()
         .lift("f7")
         .wait(400.0)
@@ -239,7 +209,6 @@ fn a_pawn_taken_before_the_board_saw_it_either_way_lets_the_game_go_on() {
         .lift("g8")
         .wait(300.0)
         .place("h6", 'n');
-    let first = board(fen.split(' ').next().expect("placement"));
     let run = run_script_with(cfg, &first, &s);
     let moves = run.final_uci();
     assert_eq!(moves.len(), 3, "{}", run.lines());
@@ -255,10 +224,7 @@ fn a_later_ply_does_not_start_a_scan_before_the_one_it_follows() {
     // lift of e3: more than a scan, so it is not a black ply after White's (22...Bc7
     // 23. Bb6 Bxb6 would need that); it belongs to the slide.
     let fen = "r1rb2k1/1p1n1ppp/p2p4/3Pp3/4P3/1PN1BPP1/1P2K2P/R1R5 b - - 5 22";
-    let cfg = TrackerConfig {
-        start_fen: Some(fen.to_string()),
-        ..scanning()
-    };
+    let (cfg, first) = set_up(fen, scanning());
     let s = Script::new()
         .lift("d8")
         .wait(26.0)
@@ -273,7 +239,6 @@ fn a_later_ply_does_not_start_a_scan_before_the_one_it_follows() {
         .lift("d7")
         .wait(262.0)
         .place("b6", 'n');
-    let first = board(fen.split(' ').next().expect("placement"));
     let run = run_script_with(cfg, &first, &s);
     assert_eq!(run.final_uci(), ["d8b6", "e3b6", "d7b6"], "{}", run.lines());
     assert_eq!(run.count("retract"), 0, "{}", run.lines());

@@ -149,6 +149,23 @@ pub struct Tracker {
     explained: Option<u64>,
 }
 
+/// What the search for explanations sees, made the same way for every search.
+fn sight<'a>(
+    cfg: &TrackerConfig,
+    sensed: &'a Board,
+    ghost: Bitboard,
+    evidence: &'a Evidence,
+) -> Sight<'a> {
+    Sight {
+        sensed,
+        identity: cfg.piece_identity,
+        ghost,
+        evidence,
+        promotion_default: cfg.promotion_default,
+        order_slack: explain::order_slack(cfg.sensor_lag),
+    }
+}
+
 /// Events kept in the pending log at most (a board left alone with pieces being shuffled).
 const MAX_LOG: usize = 4096;
 
@@ -407,14 +424,7 @@ impl Tracker {
             self.cands.clear();
             return;
         };
-        let sight = Sight {
-            sensed: &self.sensed,
-            identity: self.cfg.piece_identity,
-            ghost: self.ghost,
-            evidence: &self.evidence,
-            promotion_default: self.cfg.promotion_default,
-            order_slack: explain::order_slack(self.cfg.sensor_lag),
-        };
+        let sight = sight(&self.cfg, &self.sensed, self.ghost, &self.evidence);
         explain::explain(base, &sight, self.cfg.max_plies, &mut self.cands);
     }
 
@@ -681,14 +691,13 @@ impl Tracker {
                 for m in moves {
                     self.confirm(now, m);
                 }
-                // What the board reported belongs to the last of the plies found.
+                // What the board reported belongs to the last of the plies found (the
+                // evidence, rebuilt from the empty log by each confirmation, is empty).
                 if let Some(g) = &mut self.game
                     && let Some(last) = g.last_ply_mut()
                 {
                     last.log = log;
                 }
-                *self.evidence = Evidence::default();
-                self.epoch += 1;
                 Some(true)
             }
             jump::Jump::Ambiguous => Some(false),
@@ -769,14 +778,7 @@ impl Tracker {
         for ev in &self.log {
             evidence.add(ev);
         }
-        let sight = Sight {
-            sensed: &self.sensed,
-            identity: self.cfg.piece_identity,
-            ghost: self.ghost,
-            evidence: &evidence,
-            promotion_default: self.cfg.promotion_default,
-            order_slack: explain::order_slack(self.cfg.sensor_lag),
-        };
+        let sight = sight(&self.cfg, &self.sensed, self.ghost, &evidence);
         let mut cands = Vec::new();
         explain::explain(&bm, &sight, 1, &mut cands);
         cands.retain(|c| c.first() != Some(last_mv));

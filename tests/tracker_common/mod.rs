@@ -658,6 +658,32 @@ pub fn confirm_time(run: &Run, uci: &str) -> f64 {
         .unwrap_or_else(|| panic!("{uci} not confirmed:\n{}", run.lines()))
 }
 
+/// `cfg` starting from `fen`, and the board that position shows.
+pub fn set_up(fen: &str, cfg: TrackerConfig) -> (TrackerConfig, Board) {
+    let cfg = TrackerConfig {
+        start_fen: Some(fen.to_string()),
+        ..cfg
+    };
+    (cfg, board(fen.split(' ').next().expect("placement")))
+}
+
+/// 1. e4 e5 2. Nf3 Nc6, as lifts and placements, from 1000 ms on.
+pub fn open_game() -> Script {
+    Script::new()
+        .lift("e2")
+        .place("e4", 'P')
+        .wait(700.0)
+        .lift("e7")
+        .place("e5", 'p')
+        .wait(700.0)
+        .lift("g1")
+        .place("f3", 'N')
+        .wait(700.0)
+        .lift("b8")
+        .place("c6", 'n')
+        .wait(700.0)
+}
+
 /// A standard tracker configuration with piece identity.
 pub fn config() -> TrackerConfig {
     TrackerConfig::default()
