@@ -8,7 +8,7 @@
 //! the cheapest. It is pure bitboard arithmetic on [`shakmaty::Board`]s: it knows nothing of
 //! time, release, events, IO or protocols.
 
-use std::sync::OnceLock;
+use std::cell::OnceCell;
 use std::time::Duration;
 
 use shakmaty::{
@@ -158,6 +158,8 @@ pub struct Fit {
     pub vanished: u8,
     /// See [`Candidate::ghosted`].
     pub ghosted: u8,
+    /// The squares where the sensed board differs from the board after the move.
+    pub differs_after: Bitboard,
 }
 
 /// One explanation of the sensed board.
@@ -251,6 +253,7 @@ fn castle_squares(king: Square, rook: Square, color: Color) -> (Square, Square) 
 }
 
 /// The squares `mv` touches, and those it may slide across, cheaply (no board is built).
+#[inline]
 fn reach(mv: Move, turn: Color) -> (Bitboard, Bitboard) {
     match mv {
         Move::Normal { from, to, .. } => (
@@ -421,9 +424,9 @@ pub struct Sight<'a> {
 
 impl Sight<'_> {
     /// How `e`, played on `before`, fits the sensed board as the last move of a sequence.
-    pub fn fit(&self, before: &Board, e: &Effect) -> Fit {
+    /// `d_prev`: the squares where the sensed board differs from `before`.
+    pub fn fit(&self, before: &Board, d_prev: Bitboard, e: &Effect) -> Fit {
         let s = self.sensed;
-        let d_prev = diff(s, before, self.identity);
         let d_next = diff(s, &e.after, self.identity);
         let outside = d_prev & !e.touched & !self.ghost;
         let movers_on_board = if self.identity {
@@ -474,6 +477,7 @@ impl Sight<'_> {
             started: (d_prev & e.touched).any() || transit.any(),
             vanished,
             ghosted: (d_next & self.ghost).count() as u8,
+            differs_after: d_next,
         }
     }
 
@@ -527,11 +531,11 @@ pub struct BaseMoves {
 
 /// One value per move, each worked out the first time it is asked for (the slots too).
 #[derive(Clone, Debug)]
-struct Lazy<T>(OnceLock<Box<[OnceLock<T>]>>);
+struct Lazy<T>(OnceCell<Box<[OnceCell<T>]>>);
 
 impl<T> Default for Lazy<T> {
     fn default() -> Self {
-        Lazy(OnceLock::new())
+        Lazy(OnceCell::new())
     }
 }
 
@@ -539,7 +543,7 @@ impl<T> Lazy<T> {
     fn get_or_init(&self, index: usize, len: usize, make: impl FnOnce() -> T) -> Option<&T> {
         let slots = self
             .0
-            .get_or_init(|| (0..len).map(|_| OnceLock::new()).collect());
+            .get_or_init(|| (0..len).map(|_| OnceCell::new()).collect());
         Some(slots.get(index)?.get_or_init(make))
     }
 
@@ -574,19 +578,22 @@ impl BaseMoves {
     pub fn new(pos: Chess) -> BaseMoves {
         let turn = pos.turn();
         let moves: MoveList = pos.legal_moves();
-        let reach: Vec<(Bitboard, Bitboard)> = moves.iter().map(|m| reach(*m, turn)).collect();
-        // The squares each piece may pass on its longer moves.
+        // What each move may touch, and the squares each piece may pass on its longer moves.
+        let mut reach_of = Vec::with_capacity(moves.len());
         let mut passes = [Bitboard::EMPTY; 64];
-        for (m, (touched, path)) in moves.iter().zip(&reach) {
-            let from = match *m {
-                Move::Normal { from, .. } => Bitboard::from(from),
-                Move::Castle { king, rook } => Bitboard::from(king) | Bitboard::from(rook),
-                _ => Bitboard::EMPTY,
-            };
-            for sq in from {
-                passes[sq.to_usize()] |= *path & !*touched;
+        for m in &moves {
+            let (touched, path) = reach(*m, turn);
+            reach_of.push((touched, path));
+            match *m {
+                Move::Normal { from, .. } => passes[from.to_usize()] |= path & !touched,
+                Move::Castle { king, rook } => {
+                    passes[king.to_usize()] |= path & !touched;
+                    passes[rook.to_usize()] |= path & !touched;
+                }
+                _ => {}
             }
         }
+        let reach = reach_of;
         let mut moves_on = MoveSet::default();
         for (i, m) in moves.iter().enumerate() {
             if let Move::Normal {
@@ -710,6 +717,7 @@ fn search(
     max_plies: usize,
     out: &mut Vec<Candidate>,
 ) {
+    let d_full = diff(sight.sensed, base.pos.board(), sight.identity);
     for (i, (m, reach)) in base.moves.iter().zip(&base.reach).enumerate() {
         if out.len() >= MAX_CANDIDATES {
             return;
@@ -731,7 +739,17 @@ fn search(
                 .then(|| sight.evidence.last_change(e.touched | e.path))
                 .flatten();
         }
-        step(base, i, e, d_before, sight, prefix, path, max_plies, out);
+        step(
+            base,
+            i,
+            e,
+            (d_before, d_full),
+            sight,
+            prefix,
+            path,
+            max_plies,
+            out,
+        );
     }
 }
 
@@ -768,7 +786,7 @@ fn step(
     base: &BaseMoves,
     index: usize,
     e: &Effect,
-    d_before: Bitboard,
+    (d_before, d_full): (Bitboard, Bitboard),
     sight: &Sight<'_>,
     prefix: &mut [Option<Move>; MAX_PLIES],
     path: Path,
@@ -795,7 +813,7 @@ fn step(
         return;
     }
     prefix[depth] = Some(e.mv);
-    let fit = sight.fit(base.pos.board(), e);
+    let fit = sight.fit(base.pos.board(), d_full, e);
     if fit.started && fit.unexplained.count() as u32 <= MAX_COST {
         out.push(Candidate {
             moves: *prefix,
@@ -814,7 +832,7 @@ fn step(
     let not_seen = sight.unseen(e);
     let unseen = path.unseen + not_seen.count() as u8;
     if depth + 1 < max_plies && (e.from & d_before).any() && unseen <= path.max_unseen {
-        let d_after = diff(sight.sensed, &e.after, sight.identity) & !sight.ghost;
+        let d_after = fit.differs_after & !sight.ghost;
         if not_seen.any() && !may_be_taken(e, not_seen, d_after) {
             prefix[depth] = None;
             return;

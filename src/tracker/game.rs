@@ -108,10 +108,10 @@ impl Game {
 
     /// Plays a legal move of the current position and returns the new ply.
     pub fn push(&mut self, mv: Move, now: Time, log: Vec<SquareEvent>) -> &Ply {
-        let pos = self.position().clone();
+        let pos = self.position();
         let uci = mv.to_uci(self.mode()).to_string();
+        let san = San::from_move(pos, mv);
         let mut after = pos.clone();
-        let san = San::from_move(&pos, mv);
         after.play_unchecked(mv);
         // Legal moves are generated only for a check (mate or not), not for every move.
         let suffix = after.checkers().any().then(|| {
@@ -185,58 +185,89 @@ impl Game {
 /// The FEN of a standard-chess position, written directly (the same text as shakmaty's
 /// `Fen` with legal en passant squares, in a fraction of the time).
 pub fn standard_fen(pos: &Chess) -> String {
-    use shakmaty::{CastlingSide, File, Rank};
-    let mut out = String::with_capacity(90);
+    use shakmaty::{CastlingSide, Role};
     let board = pos.board();
-    for rank in Rank::ALL.iter().rev() {
-        let mut empty = 0u8;
-        for file in File::ALL {
-            match board.piece_at(Square::from_coords(file, *rank)) {
-                Some(p) => {
-                    if empty > 0 {
-                        out.push(char::from(b'0' + empty));
-                        empty = 0;
-                    }
-                    out.push(p.char());
-                }
-                None => empty += 1,
+    // The letter on each square, filled from the piece sets (no per-square lookups).
+    let mut letters = [0u8; 64];
+    for role in Role::ALL {
+        for color in Color::ALL {
+            let letter = Piece { color, role }.char() as u8;
+            for sq in board.by_piece(Piece { color, role }) {
+                letters[sq.to_usize()] = letter;
             }
         }
-        if empty > 0 {
-            out.push(char::from(b'0' + empty));
+    }
+    let mut out: Vec<u8> = Vec::with_capacity(96);
+    for rank in (0..8).rev() {
+        let mut empty = 0u8;
+        for &letter in &letters[rank * 8..rank * 8 + 8] {
+            if letter == 0 {
+                empty += 1;
+                continue;
+            }
+            if empty > 0 {
+                out.push(b'0' + empty);
+                empty = 0;
+            }
+            out.push(letter);
         }
-        if *rank != Rank::First {
-            out.push('/');
+        if empty > 0 {
+            out.push(b'0' + empty);
+        }
+        if rank > 0 {
+            out.push(b'/');
         }
     }
-    out.push(' ');
-    out.push(if pos.turn() == Color::White { 'w' } else { 'b' });
-    out.push(' ');
+    out.extend_from_slice(if pos.turn() == Color::White {
+        b" w "
+    } else {
+        b" b "
+    });
     let castles = pos.castles();
     let len = out.len();
     for (color, side, c) in [
-        (Color::White, CastlingSide::KingSide, 'K'),
-        (Color::White, CastlingSide::QueenSide, 'Q'),
-        (Color::Black, CastlingSide::KingSide, 'k'),
-        (Color::Black, CastlingSide::QueenSide, 'q'),
+        (Color::White, CastlingSide::KingSide, b'K'),
+        (Color::White, CastlingSide::QueenSide, b'Q'),
+        (Color::Black, CastlingSide::KingSide, b'k'),
+        (Color::Black, CastlingSide::QueenSide, b'q'),
     ] {
         if castles.has(color, side) {
             out.push(c);
         }
     }
     if out.len() == len {
-        out.push('-');
+        out.push(b'-');
     }
-    out.push(' ');
+    out.push(b' ');
     match pos.legal_ep_square() {
-        Some(sq) => out.push_str(&sq.to_string()),
-        None => out.push('-'),
+        Some(sq) => {
+            out.push(b'a' + sq.file() as u8);
+            out.push(b'1' + sq.rank() as u8);
+        }
+        None => out.push(b'-'),
     }
-    out.push(' ');
-    out.push_str(&pos.halfmoves().to_string());
-    out.push(' ');
-    out.push_str(&pos.fullmoves().to_string());
-    out
+    out.push(b' ');
+    push_number(&mut out, pos.halfmoves());
+    out.push(b' ');
+    push_number(&mut out, pos.fullmoves().get());
+    // Only ASCII was written.
+    String::from_utf8(out).unwrap_or_default()
+}
+
+/// Appends the decimal digits of `n`.
+fn push_number(out: &mut Vec<u8>, n: u32) {
+    let mut digits = [0u8; 10];
+    let mut i = digits.len();
+    let mut n = n;
+    loop {
+        i -= 1;
+        digits[i] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    out.extend_from_slice(&digits[i..]);
 }
 
 #[cfg(test)]
