@@ -199,6 +199,20 @@ impl Sensing {
         self.orientation
     }
 
+    /// Fixes which way round the board stands from now on (a user said so). When the board
+    /// has reported and the orientation changes, the whole board is handed on again, read
+    /// the new way ([`Sensed::Board`] with `first` false).
+    pub fn set_orientation(&mut self, now: Time, orientation: Orientation) {
+        self.orientation_fixed = true;
+        if self.orientation == orientation {
+            return;
+        }
+        self.orientation = orientation;
+        if self.reported {
+            self.push_board(now, false);
+        }
+    }
+
     /// Whether the board has reported all its squares yet.
     pub fn has_report(&self) -> bool {
         self.reported
