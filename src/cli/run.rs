@@ -240,7 +240,8 @@ async fn serve(
         let listener = tokio::net::TcpListener::bind(addr)
             .await
             .with_context(|| format!("cannot listen on {addr}"))?;
-        tracing::info!(%addr, "LiveChess API listening on ws://{addr}{}", livechess::PATH);
+        let addr = listener.local_addr().unwrap_or(addr);
+        tracing::info!("LiveChess API listening on ws://{addr}{}", livechess::PATH);
         livechess_server = Some(tokio::spawn(livechess::serve(listener, daemon.clone())));
     }
     for board in config.boards {

@@ -167,7 +167,7 @@ impl Feed {
         }
         match found {
             Some(plies) => {
-                self.base = (plies > 0).then(|| (plies, wanted.fen));
+                self.base = (plies > 0).then_some((plies, wanted.fen));
                 true
             }
             None => false,

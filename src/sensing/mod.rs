@@ -552,4 +552,41 @@ mod tests {
         assert_eq!(orientation, Orientation::Normal);
         assert_ne!(board, Board::new());
     }
+
+    #[test]
+    fn an_orientation_set_by_a_user_reads_the_board_again_that_way_and_stays() {
+        let setup = "4k3/pp6/8/3p4/4P3/8/PP6/4K3 w - - 0 1"
+            .parse::<Fen>()
+            .expect("fen")
+            .into_setup()
+            .board;
+        let mut s = Sensing::new(Protocol::Dgt, SensingConfig::default());
+        s.handle_input(Time::ZERO, &dgt_dump(&setup, true));
+        let (board, orientation) = first_board(&mut s);
+        assert_eq!(
+            orientation,
+            Orientation::Normal,
+            "nothing tells it is turned"
+        );
+        assert_ne!(board, setup);
+        s.set_orientation(Time::from_millis(5), Orientation::Rotated);
+        let items: Vec<Sensed> = std::iter::from_fn(|| s.poll()).collect();
+        assert!(
+            matches!(
+                &items[..],
+                [Sensed::Board { board, orientation: Orientation::Rotated, first: false, .. }]
+                    if *board == setup
+            ),
+            "{items:?}"
+        );
+        // Fixed from now on: a start position read the normal way does not turn it back.
+        s.handle_input(Time::from_millis(10), &dgt_dump(&Board::new(), false));
+        assert_eq!(s.orientation(), Orientation::Rotated);
+        while s.poll().is_some() {}
+        s.set_orientation(Time::from_millis(20), Orientation::Rotated);
+        assert!(
+            s.poll().is_none(),
+            "the same way round: nothing to read again"
+        );
+    }
 }
