@@ -16,6 +16,7 @@ pub mod device;
 pub mod event;
 pub mod game;
 pub mod laws;
+pub mod livechess;
 pub mod pipeline;
 pub mod playback;
 pub mod protocol;

@@ -184,6 +184,20 @@ impl BoardCore {
         self.collect(now);
     }
 
+    /// The board stands `orientation` round from now on (a user's command): the sensed board
+    /// is read again that way and the tracker sees it whole.
+    pub fn set_orientation(&mut self, now: Time, orientation: crate::event::Orientation) {
+        self.handle_timeout(now);
+        self.sensing.set_orientation(now, orientation);
+        while let Some(item) = self.sensing.poll() {
+            self.route(&item);
+            if self.keep_sensed {
+                self.sensed.push_back(item);
+            }
+        }
+        self.collect(now);
+    }
+
     /// The link to the board came back after a loss: its next full report is taken as a
     /// whole (see [`Sensing::resync`]), so moves made meanwhile are recovered together.
     pub fn handle_reconnected(&mut self) {

@@ -475,7 +475,7 @@ _eboardd() {
             return 0
             ;;
         eboardd__subcmd__run)
-            opts="-h --config --device --session --system --bus-address --state-dir --laws --touch-move --record --pgn-dir --relay-listen --event --site --round --time-control --help"
+            opts="-h --config --device --session --system --bus-address --state-dir --laws --touch-move --record --pgn-dir --relay-listen --livechess-listen --event --site --round --time-control --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -514,6 +514,10 @@ _eboardd() {
                     return 0
                     ;;
                 --relay-listen)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --livechess-listen)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

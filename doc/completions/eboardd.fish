@@ -74,6 +74,7 @@ off\t''"
 complete -c eboardd -n "__fish_eboardd_using_subcommand run" -l record -d 'Write every board\'s traffic as traces into this directory (for bug reports)' -r -F
 complete -c eboardd -n "__fish_eboardd_using_subcommand run" -l pgn-dir -d 'Write every board\'s game as PGN to DIR (`board-N.pgn` and `games.pgn`), rewritten atomically on every move' -r -F
 complete -c eboardd -n "__fish_eboardd_using_subcommand run" -l relay-listen -d 'Serve `/games.pgn`, `/board/N.pgn` and `/events` (server-sent events) over HTTP on ADDR (`HOST:PORT`; a bare port listens on 127.0.0.1 only)' -r
+complete -c eboardd -n "__fish_eboardd_using_subcommand run" -l livechess-listen -d 'Serve the DGT LiveChess WebSocket API (`ws://ADDR/api/v1.0`, for lichess.org/dgt and other LiveChess clients) on ADDR (`HOST:PORT`; a bare port listens on 127.0.0.1 only; LiveChess itself uses 1982)' -r
 complete -c eboardd -n "__fish_eboardd_using_subcommand run" -l event -d 'The event\'s name in the PGN (`Event`)' -r
 complete -c eboardd -n "__fish_eboardd_using_subcommand run" -l site -d 'Where the event is played, in the PGN (`Site`)' -r
 complete -c eboardd -n "__fish_eboardd_using_subcommand run" -l round -d 'The round, in the PGN (`Round` is written `R.B` with the board\'s number)' -r

@@ -14,6 +14,7 @@ use crate::daemon::config::{Config, Laws, SYSTEM_CONFIG, TouchMove};
 use crate::daemon::core::pipeline_factory;
 use crate::daemon::{Daemon, DaemonOptions, watchdog};
 use crate::dbus::{self, BUS_NAME, Bus};
+use crate::livechess;
 
 /// Arguments of `eboardd run`.
 #[derive(Debug, Args)]
@@ -55,6 +56,11 @@ pub struct RunArgs {
     /// ADDR (`HOST:PORT`; a bare port listens on 127.0.0.1 only).
     #[arg(long, value_name = "ADDR")]
     pub relay_listen: Option<String>,
+    /// Serve the DGT LiveChess WebSocket API (`ws://ADDR/api/v1.0`, for lichess.org/dgt and
+    /// other LiveChess clients) on ADDR (`HOST:PORT`; a bare port listens on 127.0.0.1 only;
+    /// LiveChess itself uses 1982).
+    #[arg(long, value_name = "ADDR")]
+    pub livechess_listen: Option<String>,
     /// The event's name in the PGN (`Event`).
     #[arg(long, value_name = "NAME")]
     pub event: Option<String>,
@@ -169,6 +175,17 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
         .as_deref()
         .map(relay_address)
         .transpose()?;
+    let livechess = args
+        .livechess_listen
+        .as_deref()
+        .map(|text| {
+            relay_address(text).map_err(|_| {
+                CliError::input(format!(
+                    "--livechess-listen {text}: expected HOST:PORT or a port"
+                ))
+            })
+        })
+        .transpose()?;
     let pgn_dir = match (&args.pgn_dir, listen) {
         (Some(dir), _) => {
             std::fs::create_dir_all(dir)
@@ -178,7 +195,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
         (None, Some(_)) => Some(PgnDir::in_memory(round)),
         (None, None) => None,
     };
-    runtime.block_on(serve(options, config, bus, pgn_dir, listen))
+    runtime.block_on(serve(options, config, bus, pgn_dir, listen, livechess))
 }
 
 /// The address `--relay-listen` gives: `HOST:PORT`, or a bare port on loopback.
@@ -199,6 +216,7 @@ async fn serve(
     bus: Bus,
     pgn_dir: Option<PgnDir>,
     listen: Option<SocketAddr>,
+    livechess: Option<SocketAddr>,
 ) -> anyhow::Result<()> {
     std::fs::create_dir_all(&options.state_dir)
         .with_context(|| format!("cannot create {}", options.state_dir.display()))?;
@@ -217,6 +235,15 @@ async fn serve(
         server = Some(tokio::spawn(relay_http::serve(listener, state)));
     }
     let relay = pgn_dir.map(|files| spawn_pgn_dir(daemon.clone(), files));
+    let mut livechess_server = None;
+    if let Some(addr) = livechess {
+        let listener = tokio::net::TcpListener::bind(addr)
+            .await
+            .with_context(|| format!("cannot listen on {addr}"))?;
+        let addr = listener.local_addr().unwrap_or(addr);
+        tracing::info!("LiveChess API listening on ws://{addr}{}", livechess::PATH);
+        livechess_server = Some(tokio::spawn(livechess::serve(listener, daemon.clone())));
+    }
     for board in config.boards {
         let device = board.device.clone();
         if let Err(e) = daemon.attach(board).await {
@@ -237,6 +264,9 @@ async fn serve(
         relay.abort();
     }
     if let Some(server) = server {
+        server.abort();
+    }
+    if let Some(server) = livechess_server {
         server.abort();
     }
     service.stop().await;

@@ -17,7 +17,9 @@ use shakmaty::uci::UciMove;
 use tokio::sync::{broadcast, mpsc, oneshot, watch};
 
 use super::core::{CommandError, CoreCommand, GameSetup};
-use crate::event::TimedEvent;
+use crate::event::{Orientation, TimedEvent};
+use crate::game::record::GameRecord;
+use crate::sensing::ClockReading;
 
 /// The longest text accepted for a clock display.
 pub const MAX_CLOCK_TEXT: usize = 32;
@@ -83,8 +85,22 @@ pub enum Request {
     Command(CoreCommand, oneshot::Sender<Result<(), BoardError>>),
     /// Answer at once (proves the task's loop is running; the watchdog uses it).
     Ping(oneshot::Sender<()>),
+    /// Hand over the game so far and a receiver of every event after it.
+    Follow(oneshot::Sender<GameFollow>),
     /// Close the port and end the task (detach).
     Stop,
+}
+
+/// A board's game so far and the events that follow it, taken at one moment of the board's
+/// task, so that nothing is missed or seen twice.
+#[derive(Debug)]
+pub struct GameFollow {
+    /// The game as published so far (also a game resumed from the journal).
+    pub record: GameRecord,
+    /// The last clock reading, and when it was published.
+    pub clock: Option<(ClockReading, std::time::SystemTime)>,
+    /// Every event after `record`, in order.
+    pub events: broadcast::Receiver<TimedEvent>,
 }
 
 #[derive(Debug)]
@@ -126,6 +142,24 @@ impl BoardHandle {
     /// A receiver of every event from now on, in order.
     pub fn subscribe(&self) -> broadcast::Receiver<TimedEvent> {
         self.inner.events.subscribe()
+    }
+
+    /// The game so far and a receiver of every event after it.
+    pub async fn follow_game(&self) -> Result<GameFollow, BoardError> {
+        let detached = || BoardError::Detached(self.inner.device.display().to_string());
+        let (tx, rx) = oneshot::channel();
+        self.inner
+            .requests
+            .send(Request::Follow(tx))
+            .await
+            .map_err(|_| detached())?;
+        rx.await.map_err(|_| detached())
+    }
+
+    /// Fixes which way round the board stands from now on (`rotated`: turned 180°); the
+    /// board is read again that way.
+    pub async fn set_orientation(&self, orientation: Orientation) -> Result<(), BoardError> {
+        self.command(CoreCommand::SetOrientation(orientation)).await
     }
 
     /// Starts a new game from `fen` (empty: the start position).

@@ -125,6 +125,9 @@ pub enum CoreCommand {
     SetLeds(Vec<Square>),
     /// Show text on the clock.
     ClockText(String),
+    /// The board stands this way round from now on (no longer told from the start
+    /// position); the sensed board is read again that way.
+    SetOrientation(Orientation),
 }
 
 /// Why a core refused a command.

@@ -199,6 +199,20 @@ impl Sensing {
         self.orientation
     }
 
+    /// Fixes which way round the board stands from now on (a user said so). When the board
+    /// has reported and the orientation changes, the whole board is handed on again, read
+    /// the new way ([`Sensed::Board`] with `first` false).
+    pub fn set_orientation(&mut self, now: Time, orientation: Orientation) {
+        self.orientation_fixed = true;
+        if self.orientation == orientation {
+            return;
+        }
+        self.orientation = orientation;
+        if self.reported {
+            self.push_board(now, false);
+        }
+    }
+
     /// Whether the board has reported all its squares yet.
     pub fn has_report(&self) -> bool {
         self.reported
@@ -537,5 +551,42 @@ mod tests {
         let (board, orientation) = first_board(&mut s);
         assert_eq!(orientation, Orientation::Normal);
         assert_ne!(board, Board::new());
+    }
+
+    #[test]
+    fn an_orientation_set_by_a_user_reads_the_board_again_that_way_and_stays() {
+        let setup = "4k3/pp6/8/3p4/4P3/8/PP6/4K3 w - - 0 1"
+            .parse::<Fen>()
+            .expect("fen")
+            .into_setup()
+            .board;
+        let mut s = Sensing::new(Protocol::Dgt, SensingConfig::default());
+        s.handle_input(Time::ZERO, &dgt_dump(&setup, true));
+        let (board, orientation) = first_board(&mut s);
+        assert_eq!(
+            orientation,
+            Orientation::Normal,
+            "nothing tells it is turned"
+        );
+        assert_ne!(board, setup);
+        s.set_orientation(Time::from_millis(5), Orientation::Rotated);
+        let items: Vec<Sensed> = std::iter::from_fn(|| s.poll()).collect();
+        assert!(
+            matches!(
+                &items[..],
+                [Sensed::Board { board, orientation: Orientation::Rotated, first: false, .. }]
+                    if *board == setup
+            ),
+            "{items:?}"
+        );
+        // Fixed from now on: a start position read the normal way does not turn it back.
+        s.handle_input(Time::from_millis(10), &dgt_dump(&Board::new(), false));
+        assert_eq!(s.orientation(), Orientation::Rotated);
+        while s.poll().is_some() {}
+        s.set_orientation(Time::from_millis(20), Orientation::Rotated);
+        assert!(
+            s.poll().is_none(),
+            "the same way round: nothing to read again"
+        );
     }
 }

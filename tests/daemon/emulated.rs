@@ -43,6 +43,7 @@ pub struct State {
 
 struct Shared {
     stop: AtomicBool,
+    held: AtomicBool,
     unplugged_by_hand: AtomicBool,
     replug_at: Mutex<Option<Time>>,
     inject: Mutex<Vec<u8>>,
@@ -66,8 +67,38 @@ impl EmulatedPty {
         speed: f64,
         outages: Vec<(Time, Time)>,
     ) -> EmulatedPty {
+        EmulatedPty::spawn(link, board, timeline, speed, outages, false)
+    }
+
+    /// Like [`EmulatedPty::start`], but the hand keeps still until [`EmulatedPty::release`]:
+    /// the board answers and reports the start position meanwhile, and the game is then
+    /// played from the moment of the release. (For boards without a clock: the clock's
+    /// presses are not moved with the game.)
+    pub fn start_held(
+        link: &Path,
+        board: EmulatedBoard,
+        timeline: Timeline,
+        speed: f64,
+    ) -> EmulatedPty {
+        EmulatedPty::spawn(link, board, timeline, speed, vec![], true)
+    }
+
+    /// Lets a held hand play (see [`EmulatedPty::start_held`]).
+    pub fn release(&self) {
+        self.shared.held.store(false, Ordering::Relaxed);
+    }
+
+    fn spawn(
+        link: &Path,
+        board: EmulatedBoard,
+        timeline: Timeline,
+        speed: f64,
+        outages: Vec<(Time, Time)>,
+        held: bool,
+    ) -> EmulatedPty {
         let shared = Arc::new(Shared {
             stop: AtomicBool::new(false),
+            held: AtomicBool::new(held),
             unplugged_by_hand: AtomicBool::new(false),
             replug_at: Mutex::new(None),
             inject: Mutex::new(Vec::new()),
@@ -239,10 +270,19 @@ impl Runner {
             speed: self.speed,
         };
         let mut cursor = Cursor::new(timeline);
+        // The virtual time the hand's game started at: none while the hand is held.
+        let mut lead: Option<Time> = None;
+        let physical = |lead: Option<Time>, t: Time| match lead {
+            Some(l) => Time::ZERO + t.saturating_since(l),
+            None => Time::ZERO,
+        };
         let mut pending: std::collections::VecDeque<Transmission> = Default::default();
         let mut buf = [0u8; 512];
         while !self.shared.stop.load(Ordering::Relaxed) {
             let now = clock.now();
+            if lead.is_none() && !self.shared.held.load(Ordering::Relaxed) {
+                lead = Some(now);
+            }
             {
                 let mut at = self
                     .shared
@@ -271,7 +311,7 @@ impl Runner {
                 _ => {}
             }
             while self.board.poll_timeout() <= now {
-                cursor.advance_to(self.board.poll_timeout());
+                cursor.advance_to(physical(lead, self.board.poll_timeout()));
                 self.board.handle_timeout(&cursor);
             }
             while let Some(t) = self.board.poll_transmit() {
@@ -312,7 +352,7 @@ impl Runner {
                     clock.resume();
                     let at = clock.now();
                     while self.board.poll_timeout() <= at {
-                        cursor.advance_to(self.board.poll_timeout());
+                        cursor.advance_to(physical(lead, self.board.poll_timeout()));
                         self.board.handle_timeout(&cursor);
                     }
                     self.board.handle_host_bytes(at, &buf[..n]);

@@ -8,6 +8,7 @@ mod emulated_links;
 mod game;
 mod introspection;
 mod links;
+mod livechess;
 mod pgn_dir;
 mod pty_board;
 mod real_board;

@@ -286,6 +286,9 @@ impl Core for ScriptCore {
             CoreCommand::ClockText(text) => self
                 .transmit
                 .push_back(format!("text {text}\n").into_bytes()),
+            CoreCommand::SetOrientation(o) => self
+                .transmit
+                .push_back(format!("orientation {}\n", o.as_str()).into_bytes()),
         }
         Ok(())
     }

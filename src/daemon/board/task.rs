@@ -15,7 +15,7 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::time::Instant;
 use tokio_serial::SerialStream;
 
-use super::{BoardError, BoardStatus, Channels, Request};
+use super::{BoardError, BoardStatus, Channels, GameFollow, Request};
 use crate::daemon::config::ProtocolChoice;
 use crate::daemon::core::{Core, CoreCommand, CoreFactory, CoreSettings};
 use crate::daemon::game::GameView;
@@ -65,6 +65,7 @@ pub(crate) struct BoardTask {
     origin: Instant,
     connected: bool,
     recorder: Option<Recorder>,
+    last_clock: Option<(crate::sensing::ClockReading, std::time::SystemTime)>,
 }
 
 impl BoardTask {
@@ -83,6 +84,7 @@ impl BoardTask {
             origin: Instant::now(),
             connected: false,
             recorder: None,
+            last_clock: None,
         };
         task.refresh_status(true);
         task
@@ -302,6 +304,14 @@ impl BoardTask {
                 let _ = reply.send(());
                 None
             }
+            Some(Request::Follow(reply)) => {
+                let _ = reply.send(GameFollow {
+                    record: self.game.record().clone(),
+                    clock: self.last_clock,
+                    events: self.ch.events.subscribe(),
+                });
+                None
+            }
             Some(Request::Command(command, reply)) => {
                 let _ = reply.send(self.carry_out(command));
                 None
@@ -332,6 +342,10 @@ impl BoardTask {
             return Err(BoardError::NotConnected(self.device()));
         }
         let now = self.now();
+        if let CoreCommand::SetOrientation(orientation) = command {
+            // A core made later (another protocol) stands the same way.
+            self.setup.settings.orientation = Some(orientation);
+        }
         match (&mut self.core, command) {
             (Some((_, core)), command) => core.handle_command(now, command).map_err(Into::into),
             // No core yet (the protocol was never found): the game is set here and handed to
@@ -345,6 +359,11 @@ impl BoardTask {
                     },
                 });
                 self.refresh_status(true);
+                Ok(())
+            }
+            // Likewise the orientation: the core is made with it.
+            (None, CoreCommand::SetOrientation(orientation)) => {
+                self.setup.settings.orientation = Some(orientation);
                 Ok(())
             }
             (None, _) => Err(BoardError::NotConnected(self.device())),
@@ -383,6 +402,19 @@ impl BoardTask {
             self.game_events.push(event.event.clone());
             self.game.apply(&event.event);
             self.refresh_status(true);
+        }
+        if let GameEvent::Clock {
+            white_ms,
+            black_ms,
+            running,
+        } = event.event
+        {
+            let reading = crate::sensing::ClockReading {
+                white_ms,
+                black_ms,
+                running,
+            };
+            self.last_clock = Some((reading, std::time::SystemTime::now()));
         }
         let _ = self.ch.events.send(event);
         game_event

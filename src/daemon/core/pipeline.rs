@@ -208,6 +208,10 @@ impl Core for PipelineCore {
                 Ok(())
             }
             CoreCommand::ClockText(text) => self.clock_text(now, &text),
+            CoreCommand::SetOrientation(orientation) => {
+                self.core.set_orientation(now, orientation);
+                Ok(())
+            }
         }
     }
 
