@@ -20,8 +20,8 @@ use crate::protocol::Protocol;
 /// Where the system service reads its configuration.
 pub const SYSTEM_CONFIG: &str = "/etc/eboardd/config.toml";
 
-/// The settle window when none is configured.
-pub const DEFAULT_SETTLE: Duration = Duration::from_millis(300);
+/// The settle window when none is configured: the tracker's.
+pub const DEFAULT_SETTLE: Duration = crate::tracker::DEFAULT_SETTLE;
 
 /// The longest settle window accepted.
 pub const MAX_SETTLE: Duration = Duration::from_secs(10);

@@ -13,7 +13,7 @@
 use std::collections::VecDeque;
 use std::io::{self, Read, Write};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::mpsc::Receiver;
+use std::sync::mpsc::{Receiver, Sender};
 use std::time::{Duration, Instant};
 
 use serialport::{SerialPort, TTYPort};
@@ -45,6 +45,7 @@ pub struct PtyBoard {
     slave: TTYPort,
     path: String,
     speed: f64,
+    writes: Option<Sender<(Instant, Vec<u8>)>>,
 }
 
 impl PtyBoard {
@@ -65,7 +66,14 @@ impl PtyBoard {
             } else {
                 1.0
             },
+            writes: None,
         })
+    }
+
+    /// From now on, each of the board's transmissions goes to `writes` with the instant it
+    /// was written to the host (to measure what the host makes of the bytes, and how fast).
+    pub fn log_writes(&mut self, writes: Sender<(Instant, Vec<u8>)>) {
+        self.writes = Some(writes);
     }
 
     /// The path a host opens: the slave end (`/dev/pts/N`).
@@ -168,6 +176,9 @@ impl PtyBoard {
             if let Some(t) = pending.pop_front() {
                 self.master.write_all(&t.bytes)?;
                 stats.board_bytes += t.bytes.len();
+                if let Some(writes) = &self.writes {
+                    let _ = writes.send((Instant::now(), t.bytes));
+                }
             }
         }
         // Wait for the host until the next thing the board must do.

@@ -100,10 +100,14 @@ pub struct TrackerConfig {
     pub max_plies: usize,
 }
 
+/// The settle window unless configured otherwise: the shortest that keeps every game of the
+/// accuracy benchmark exact on both board types (see the README's figures).
+pub const DEFAULT_SETTLE: Duration = Duration::from_millis(250);
+
 impl Default for TrackerConfig {
     fn default() -> Self {
         TrackerConfig {
-            settle: Duration::from_millis(250),
+            settle: DEFAULT_SETTLE,
             sensor_lag: None,
             ambiguity: Duration::from_millis(1200),
             mismatch_after: Duration::from_millis(1000),
