@@ -109,7 +109,8 @@ impl Game {
     /// Plays a legal move of the current position and returns the new ply.
     pub fn push(&mut self, mv: Move, now: Time, log: Vec<SquareEvent>) -> &Ply {
         let pos = self.position();
-        let uci = mv.to_uci(self.mode()).to_string();
+        let mut uci = String::with_capacity(5);
+        mv.to_uci(self.mode()).append_to_string(&mut uci);
         let san = San::from_move(pos, mv);
         let mut after = pos.clone();
         after.play_unchecked(mv);
@@ -121,7 +122,9 @@ impl Game {
                 Suffix::Check
             }
         });
-        let san = SanPlus { san, suffix }.to_string();
+        let mut text = String::with_capacity(8);
+        SanPlus { san, suffix }.append_to_string(&mut text);
+        let san = text;
         let fen = if self.start.chess960 {
             Fen::from_position(&after, EnPassantMode::Legal).to_string()
         } else {
