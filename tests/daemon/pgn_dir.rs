@@ -175,3 +175,131 @@ async fn relay_serves_pgn_with_etags_and_streams_events() {
     server.abort();
     daemon.shutdown().await;
 }
+
+/// Polls `path` over HTTP (bounded by the limit) until its body satisfies `done`; the body.
+async fn wait_for_body(
+    addr: std::net::SocketAddr,
+    path: &str,
+    done: impl Fn(&str) -> bool,
+) -> String {
+    let wait = async {
+        loop {
+            let r = get(addr, path, "").await;
+            if let Some((_, body)) = r.split_once("\r\n\r\n")
+                && done(body)
+            {
+                return body.to_string();
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+        }
+    };
+    tokio::time::timeout(LIMIT, wait)
+        .await
+        .unwrap_or_else(|_| panic!("{path} as expected within the limit"))
+}
+
+/// The hand plays `uci` on the live board (legal there).
+fn play(board: &mut eboardd::sim::live::LiveBoard, uci: &str) {
+    let m = shakmaty::uci::UciMove::from_ascii(uci.as_bytes())
+        .expect("uci")
+        .to_move(board.position())
+        .expect("legal on the board");
+    board.play(m).expect("the hand plays");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_illegal_move_is_flagged_in_the_feed_until_put_right_and_the_game_goes_on() {
+    use eboardd::daemon::config::{BoardConfig, ProtocolChoice};
+    use eboardd::protocol::Protocol;
+    use eboardd::sim::HandOptions;
+    use eboardd::sim::device::BoardOptions;
+    use eboardd::sim::live::LiveBoard;
+    use shakmaty::Square;
+
+    let dir = tempfile::tempdir().expect("tempdir");
+    let board_options = BoardOptions {
+        clock: false,
+        ..BoardOptions::default()
+    };
+    let mut board = LiveBoard::start(
+        Protocol::Dgt,
+        &board_options,
+        &shakmaty::Chess::default(),
+        7,
+        HandOptions::plain(),
+        4.0,
+    )
+    .expect("an emulated board");
+    let daemon = Daemon::new(options(
+        &dir.path().join("state"),
+        eboardd::daemon::core::pipeline_factory(),
+    ));
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("bind");
+    let addr = listener.local_addr().expect("addr");
+    let state = RelayState::new();
+    let server = tokio::spawn(eboardd::relay::http::serve(listener, state.clone()));
+    let pgn_dir = dir.path().join("pgn");
+    std::fs::create_dir_all(&pgn_dir).expect("pgn dir");
+    let relay = spawn_pgn_dir(
+        daemon.clone(),
+        PgnDir::new(&pgn_dir, PgnTags::default()).serve(state),
+    );
+    let config = BoardConfig {
+        protocol: ProtocolChoice::Fixed(Protocol::Dgt),
+        ..BoardConfig::for_device(board.path())
+    };
+    daemon.attach(config).await.expect("attach");
+    let served = |body: &str| {
+        let file = std::fs::read_to_string(pgn_dir.join("board-1.pgn")).expect("board-1.pgn");
+        assert_eq!(file, body, "the file and the server say the same");
+        let all = std::fs::read_to_string(pgn_dir.join("games.pgn")).expect("games.pgn");
+        assert_eq!(all, body, "one board: games.pgn is its game");
+    };
+
+    // The game starts when the daemon sees the start position.
+    wait_for_body(addr, "/board/1.pgn", |b| b.ends_with("\n\n*\n")).await;
+    for m in ["e2e4", "f7f5", "d1h5"] {
+        play(&mut board, m);
+    }
+    let before = wait_for_body(addr, "/board/1.pgn", |b| b.ends_with("2. Qh5+ *\n")).await;
+
+    // Black answers the check with a7-a6, which leaves the king in check (7.5).
+    board.misplace(Square::A7, Square::A6).expect("misplaced");
+    let flagged = wait_for_body(addr, "/board/1.pgn", |b| b.contains("Illegal move")).await;
+    assert!(
+        flagged.ends_with(
+            "1. e4 f5 2. Qh5+ { Illegal move on the board: a6 (a7a6, Article 7.5). The game\n\
+             goes on once it is corrected. } *\n"
+        ),
+        "published up to the illegal move, flagged on the last legal one:\n{flagged}"
+    );
+    assert_eq!(
+        flagged.split_once("\n\n").map(|p| p.0),
+        before.split_once("\n\n").map(|p| p.0)
+    );
+    served(&flagged);
+
+    // Put right on the board: the flag goes, the game is as before.
+    board.put_right().expect("put right");
+    let corrected = wait_for_body(addr, "/board/1.pgn", |b| !b.contains("Illegal move")).await;
+    assert_eq!(corrected, before);
+    served(&corrected);
+
+    // And the game goes on with the following moves.
+    for m in ["g7g6", "h5g6", "h7g6"] {
+        play(&mut board, m);
+    }
+    let after = wait_for_body(addr, "/board/1.pgn", |b| b.contains("hxg6")).await;
+    assert!(
+        after.ends_with("1. e4 f5 2. Qh5+ g6 3. Qxg6+ hxg6 *\n"),
+        "{after}"
+    );
+    served(&after);
+
+    relay.abort();
+    server.abort();
+    daemon.shutdown().await;
+    drop(board);
+}
