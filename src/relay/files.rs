@@ -11,7 +11,7 @@ use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use tokio::sync::{broadcast, mpsc};
+use tokio::sync::{broadcast, mpsc, watch};
 
 use super::http::RelayState;
 use super::pgn::{PgnTags, game_pgn};
@@ -55,6 +55,7 @@ pub fn shows_game(status: &BoardStatus) -> bool {
 pub struct PgnDir {
     dir: Option<PathBuf>,
     http: Option<Arc<RelayState>>,
+    push: Option<watch::Sender<String>>,
     round: PgnTags,
     boards: BTreeMap<u32, BoardGame>,
 }
@@ -97,6 +98,7 @@ impl PgnDir {
         PgnDir {
             dir: Some(dir.into()),
             http: None,
+            push: None,
             round,
             boards: BTreeMap::new(),
         }
@@ -107,6 +109,7 @@ impl PgnDir {
         PgnDir {
             dir: None,
             http: None,
+            push: None,
             round,
             boards: BTreeMap::new(),
         }
@@ -115,6 +118,12 @@ impl PgnDir {
     /// Also publishes the games and every event to `http` (`--relay-listen`).
     pub fn serve(mut self, http: Arc<RelayState>) -> PgnDir {
         self.http = Some(http);
+        self
+    }
+
+    /// Also hands every new `games.pgn` to `push` (`--lichess-round`).
+    pub fn push_to(mut self, push: watch::Sender<String>) -> PgnDir {
+        self.push = Some(push);
         self
     }
 
@@ -204,8 +213,8 @@ impl PgnDir {
         games.join("\n")
     }
 
-    /// Writes board `id`'s file and `games.pgn`, then publishes them over HTTP if served
-    /// (so that what the server says is in the files already).
+    /// Writes board `id`'s file and `games.pgn`, then hands them to the push and publishes
+    /// them over HTTP if served (so that what the server says is in the files already).
     pub fn write(&self, id: u32) -> std::io::Result<()> {
         let board = self.board_pgn(id).unwrap_or_default();
         let games = self.games_pgn();
@@ -217,6 +226,15 @@ impl PgnDir {
             }
             None => Ok(()),
         };
+        if let Some(push) = &self.push {
+            push.send_if_modified(|pushed| {
+                let changed = *pushed != games;
+                if changed {
+                    pushed.clone_from(&games);
+                }
+                changed
+            });
+        }
         if let Some(http) = &self.http {
             http.publish_pgn(id.saturating_add(1), board, games);
         }
