@@ -303,3 +303,131 @@ async fn an_illegal_move_is_flagged_in_the_feed_until_put_right_and_the_game_goe
     daemon.shutdown().await;
     drop(board);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_round_of_four_emulated_boards_is_four_correct_games_in_board_order() {
+    use eboardd::daemon::config::{BoardConfig, ProtocolChoice};
+    use eboardd::event::GameEvent;
+    use eboardd::game::record::GameRecord;
+    use eboardd::protocol::Protocol;
+    use eboardd::relay::pgn::game_pgn;
+    use eboardd::sim::HandOptions;
+    use eboardd::sim::device::BoardOptions;
+
+    use crate::emulated::EmulatedPty;
+    use crate::emulated_game::{SPEED, play};
+
+    let games = eboardd::sim::pgn::parse_games(
+        "[Event \"a\"]\n\n1. e4 e5 2. Nf3 Nc6 3. Bb5 a6 4. Ba4 Nf6 5. O-O Be7 *\n\n\
+         [Event \"b\"]\n\n1. d4 d5 2. c4 e6 3. Nc3 Nf6 4. Bg5 Be7 *\n\n\
+         [Event \"c\"]\n\n1. e4 Nc6 2. e5 d5 3. exd6 Nf6 4. dxc7 Qxc7 *\n\n\
+         [Event \"d\"]\n\n1. c4 e5 2. Nc3 Nf6 3. g3 d5 4. cxd5 Nxd5 5. Bg2 Nb6 *\n",
+    )
+    .expect("four games");
+    let dir = tempfile::tempdir().expect("tempdir");
+    let pgn_dir = dir.path().join("pgn");
+    std::fs::create_dir_all(&pgn_dir).expect("pgn dir");
+    let round = PgnTags {
+        event: Some("Four Boards".into()),
+        round: Some("3".into()),
+        ..PgnTags::default()
+    };
+    let mut configs = Vec::new();
+    let mut boards = Vec::new();
+    let mut expected = Vec::new();
+    for (i, game) in games.iter().enumerate() {
+        let n = i + 1;
+        let protocol = if i % 2 == 0 {
+            Protocol::Dgt
+        } else {
+            Protocol::Millennium
+        };
+        let board_options = BoardOptions {
+            clock: false,
+            ..BoardOptions::default()
+        };
+        let played = play(
+            game,
+            protocol,
+            n as u64,
+            HandOptions::default(),
+            board_options,
+        );
+        let link = board_link(dir.path(), &format!("board{n}"));
+        boards.push(EmulatedPty::start(
+            &link,
+            played.board,
+            played.perf.timeline.clone(),
+            SPEED,
+            vec![],
+        ));
+        let config = BoardConfig {
+            protocol: ProtocolChoice::Fixed(protocol),
+            white: Some(format!("White {n}")),
+            black: Some(format!("Black {n}")),
+            ..BoardConfig::for_device(&link)
+        };
+        configs.push(config);
+        // What the relay must write for this board: the game played, with its tags.
+        let mut record = GameRecord::default();
+        record.apply(&GameEvent::NewGame {
+            fen: played.perf.truth.start_fen.clone(),
+            chess960: false,
+        });
+        for p in &played.perf.truth.plies {
+            record.apply(&GameEvent::Move {
+                ply: p.ply,
+                uci: p.uci.clone(),
+                san: p.san.clone(),
+                fen: p.fen_after.clone(),
+                clock_ms: None,
+                emt_ms: None,
+            });
+        }
+        let tags = PgnTags {
+            board: Some(n as u32),
+            white: Some(format!("White {n}")),
+            black: Some(format!("Black {n}")),
+            ..round.clone()
+        };
+        expected.push(game_pgn(&tags, &record, None));
+    }
+    let expected = expected.join("\n");
+    let mut opts = options(
+        &dir.path().join("state"),
+        eboardd::daemon::core::pipeline_factory(),
+    );
+    opts.boards = configs.clone();
+    let daemon = Daemon::new(opts);
+    let relay = spawn_pgn_dir(daemon.clone(), PgnDir::new(&pgn_dir, round));
+    for config in configs {
+        daemon.attach(config).await.expect("attach");
+    }
+
+    let path = pgn_dir.join("games.pgn");
+    let wait = async {
+        loop {
+            if std::fs::read_to_string(&path).is_ok_and(|t| t == expected) {
+                return;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+        }
+    };
+    if tokio::time::timeout(LIMIT * 3, wait).await.is_err() {
+        let got = std::fs::read_to_string(&path).unwrap_or_default();
+        panic!("games.pgn:\n{got}\nexpected:\n{expected}");
+    }
+    let all = std::fs::read_to_string(&path).expect("games.pgn");
+    let rounds: Vec<&str> = all
+        .lines()
+        .filter_map(|l| l.strip_prefix("[Round \""))
+        .collect();
+    assert_eq!(rounds, ["3.1\"]", "3.2\"]", "3.3\"]", "3.4\"]"]);
+    for n in 1..=4 {
+        let one = std::fs::read_to_string(pgn_dir.join(format!("board-{n}.pgn"))).expect("board");
+        assert!(all.contains(&one), "board-{n}.pgn is its part of games.pgn");
+    }
+    relay.abort();
+    daemon.shutdown().await;
+    drop(boards);
+}
