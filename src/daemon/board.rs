@@ -17,7 +17,7 @@ use shakmaty::uci::UciMove;
 use tokio::sync::{broadcast, mpsc, oneshot, watch};
 
 use super::core::{CommandError, CoreCommand, GameSetup};
-use crate::event::TimedEvent;
+use crate::event::{GameEvent, TimedEvent};
 
 /// The longest text accepted for a clock display.
 pub const MAX_CLOCK_TEXT: usize = 32;
@@ -83,6 +83,8 @@ pub enum Request {
     Command(CoreCommand, oneshot::Sender<Result<(), BoardError>>),
     /// Answer at once (proves the task's loop is running; the watchdog uses it).
     Ping(oneshot::Sender<()>),
+    /// The events of the game so far (from its `new_game`, resumed ones included).
+    Game(oneshot::Sender<Vec<GameEvent>>),
     /// Close the port and end the task (detach).
     Stop,
 }
@@ -180,6 +182,17 @@ impl BoardHandle {
             return false;
         }
         matches!(tokio::time::timeout(limit, rx).await, Ok(Ok(())))
+    }
+
+    /// The events of the game so far, from its `new_game` (those resumed from the journal
+    /// included; a detached board has none). Every event sent after the answer reaches the
+    /// receivers of [`BoardHandle::subscribe`] made before the call.
+    pub async fn game_events(&self) -> Vec<GameEvent> {
+        let (tx, rx) = oneshot::channel();
+        if self.inner.requests.send(Request::Game(tx)).await.is_err() {
+            return Vec::new();
+        }
+        rx.await.unwrap_or_default()
     }
 
     /// Asks the task to close the port and end.

@@ -252,19 +252,28 @@ pub fn spawn_pgn_dir(daemon: Daemon, files: PgnDir) -> tokio::task::JoinHandle<(
 
 /// What the relay hears from one board.
 enum Heard {
+    /// The board's game so far when the relay started following it (resumed from the
+    /// journal, after a restart).
+    Game(Vec<GameEvent>),
     /// An event of the board's game.
     Event(TimedEvent),
     /// The board's pieces stand as in its game again.
     ShowsGame,
 }
 
-/// Forwards board `handle`'s events, and each time its pieces come to stand as in its game
-/// again, to `tx`.
+/// Forwards board `handle`'s game so far, then its events, and each time its pieces come
+/// to stand as in its game again, to `tx`.
 fn follow(handle: &crate::daemon::board::BoardHandle, tx: &mpsc::UnboundedSender<(u32, Heard)>) {
     let mut events = handle.subscribe();
     let id = handle.id();
     let events_tx = tx.clone();
+    let board = handle.clone();
     tokio::spawn(async move {
+        // Subscribed first: an event sent meanwhile comes twice, which changes nothing.
+        let game = board.game_events().await;
+        if !game.is_empty() && events_tx.send((id, Heard::Game(game))).is_err() {
+            return;
+        }
         loop {
             match events.recv().await {
                 Ok(e) => {
@@ -331,6 +340,18 @@ async fn run_pgn_dir(
             },
             Some((id, heard)) = rx.recv() => {
                 let changed = match heard {
+                    Heard::Game(game) => {
+                        let mut changed = false;
+                        for event in &game {
+                            changed |= files.apply(id, event);
+                        }
+                        if files.shows_illegal_move(id)
+                            && followed.get(&id).is_some_and(|h| shows_game(&h.status()))
+                        {
+                            files.board_shows_game(id);
+                        }
+                        changed
+                    }
                     Heard::Event(event) => {
                         files.publish_event(id, &event);
                         let mut changed = files.apply(id, &event.event);

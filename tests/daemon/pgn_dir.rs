@@ -431,3 +431,63 @@ async fn a_round_of_four_emulated_boards_is_four_correct_games_in_board_order() 
     daemon.shutdown().await;
     drop(boards);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn after_a_restart_the_feed_starts_from_the_resumed_game_not_from_its_next_move() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let link = board_link(dir.path(), "board0");
+    let mut board = PtyBoard::plug(&link);
+    let state = dir.path().join("state");
+    let pgn_dir = dir.path().join("pgn");
+    std::fs::create_dir_all(&pgn_dir).expect("pgn dir");
+    let config = scripted_board(&link);
+    let daemon = |config: &eboardd::daemon::config::BoardConfig| {
+        let mut opts = options(
+            &state,
+            script_core::factory(Arc::new(Mutex::new(script_core::Seen::default()))),
+        );
+        opts.boards = vec![config.clone()];
+        Daemon::new(opts)
+    };
+
+    // First life, without a relay: three moves, journalled.
+    let first = daemon(&config);
+    first.attach(config.clone()).await.expect("attach");
+    tokio::task::block_in_place(|| board.expect_line("hello", LIMIT));
+    board.send(&format!("board {START}"));
+    for m in ["e2e4", "c7c5", "g1f3"] {
+        board.send(&format!("move {m}"));
+    }
+    let journal = state.join("journal");
+    let wait = async {
+        loop {
+            let text = std::fs::read_dir(&journal)
+                .into_iter()
+                .flatten()
+                .filter_map(Result::ok)
+                .map(|e| std::fs::read_to_string(e.path()).unwrap_or_default())
+                .collect::<String>();
+            if text.contains("g1f3") {
+                return;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+        }
+    };
+    tokio::time::timeout(LIMIT, wait)
+        .await
+        .expect("journalled within the limit");
+    first.shutdown().await;
+
+    // Second life with the relay: the resumed game is published before any new move.
+    let second = daemon(&config);
+    let relay = spawn_pgn_dir(second.clone(), PgnDir::new(&pgn_dir, PgnTags::default()));
+    second.attach(config).await.expect("attach");
+    let resumed = wait_for_file(&pgn_dir.join("games.pgn"), |t| t.contains("1. e4")).await;
+    assert!(resumed.ends_with("\n\n1. e4 c5 2. Nf3 *\n"), "{resumed}");
+    tokio::task::block_in_place(|| board.expect_line("hello", LIMIT));
+    board.send("move d7d6");
+    let after = wait_for_file(&pgn_dir.join("games.pgn"), |t| t.contains("d6")).await;
+    assert!(after.ends_with("\n\n1. e4 c5 2. Nf3 d6 *\n"), "{after}");
+    relay.abort();
+    second.shutdown().await;
+}

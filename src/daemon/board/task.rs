@@ -302,6 +302,10 @@ impl BoardTask {
                 let _ = reply.send(());
                 None
             }
+            Some(Request::Game(reply)) => {
+                let _ = reply.send(self.game_events.clone());
+                None
+            }
             Some(Request::Command(command, reply)) => {
                 let _ = reply.send(self.carry_out(command));
                 None
