@@ -319,6 +319,7 @@ async fn run_push(pusher: Arc<LichessPush>, mut games: watch::Receiver<String>) 
     let mut logged_errors: Vec<String> = Vec::new();
     let mut in_flight: Option<(tokio::task::JoinHandle<Reply>, String)> = None;
     let mut open = true;
+    let mut warned_games = false;
     if !games.borrow_and_update().is_empty() {
         schedule.handle_change();
     }
@@ -331,7 +332,8 @@ async fn run_push(pusher: Arc<LichessPush>, mut games: watch::Receiver<String>) 
             } else {
                 let count =
                     pgn.matches("\n[Event ").count() + usize::from(pgn.starts_with("[Event "));
-                if count > MAX_GAMES {
+                if count > MAX_GAMES && !warned_games {
+                    warned_games = true;
                     tracing::warn!(
                         games = count,
                         "a lichess round keeps {MAX_GAMES} games at most; the others are refused"
