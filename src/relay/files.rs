@@ -216,16 +216,43 @@ impl PgnDir {
     /// Writes board `id`'s file and `games.pgn`, then hands them to the push and publishes
     /// them over HTTP if served (so that what the server says is in the files already).
     pub fn write(&self, id: u32) -> std::io::Result<()> {
-        let board = self.board_pgn(id).unwrap_or_default();
-        let games = self.games_pgn();
+        let texts = self.texts(&[id]);
+        let written = write_files(self.dir.as_deref(), &texts);
+        self.publish(texts);
+        written
+    }
+
+    /// As [`PgnDir::write`] for several boards at once (`games.pgn` written once), the files
+    /// written on tokio's blocking pool.
+    pub async fn write_boards(&self, ids: &[u32]) -> std::io::Result<()> {
+        let texts = self.texts(ids);
         let written = match &self.dir {
             Some(dir) => {
-                let name = format!("board-{}.pgn", id.saturating_add(1));
-                write_atomically(&dir.join(name), &board)
-                    .and_then(|()| write_atomically(&dir.join("games.pgn"), &games))
+                let (dir, to_write) = (dir.clone(), texts.clone());
+                tokio::task::spawn_blocking(move || write_files(Some(&dir), &to_write))
+                    .await
+                    .unwrap_or_else(|e| Err(std::io::Error::other(e)))
             }
             None => Ok(()),
         };
+        self.publish(texts);
+        written
+    }
+
+    /// The PGN of boards `ids` and of the round.
+    fn texts(&self, ids: &[u32]) -> Texts {
+        Texts {
+            boards: ids
+                .iter()
+                .map(|&id| (id, self.board_pgn(id).unwrap_or_default()))
+                .collect(),
+            games: self.games_pgn(),
+        }
+    }
+
+    /// Hands the round's PGN to the push and publishes it over HTTP.
+    fn publish(&self, texts: Texts) {
+        let Texts { boards, games } = texts;
         if let Some(push) = &self.push {
             push.send_if_modified(|pushed| {
                 let changed = *pushed != games;
@@ -236,10 +263,28 @@ impl PgnDir {
             });
         }
         if let Some(http) = &self.http {
-            http.publish_pgn(id.saturating_add(1), board, games);
+            http.publish_pgn(boards, games);
         }
-        written
     }
+}
+
+/// Board files' texts (by board id, from 0) and the round's.
+#[derive(Debug, Clone)]
+struct Texts {
+    boards: Vec<(u32, String)>,
+    games: String,
+}
+
+/// Writes `board-N.pgn` of every board in `texts`, then `games.pgn`, into `dir` (if any).
+fn write_files(dir: Option<&Path>, texts: &Texts) -> std::io::Result<()> {
+    let Some(dir) = dir else {
+        return Ok(());
+    };
+    for (id, text) in &texts.boards {
+        let name = format!("board-{}.pgn", id.saturating_add(1));
+        write_atomically(&dir.join(name), text)?;
+    }
+    write_atomically(&dir.join("games.pgn"), &texts.games)
 }
 
 /// Starts keeping `--pgn-dir` up to date with every board of `daemon`, until the daemon
@@ -302,6 +347,42 @@ fn follow(handle: &crate::daemon::board::BoardHandle, tx: &mpsc::UnboundedSender
     });
 }
 
+/// Follows what was heard from board `id`; whether its PGN changed.
+fn hear(
+    files: &mut PgnDir,
+    followed: &std::collections::HashMap<u32, crate::daemon::board::BoardHandle>,
+    id: u32,
+    heard: Heard,
+) -> bool {
+    // A board put right before its illegal move was heard: its status is the latest word.
+    let put_right = |files: &mut PgnDir| {
+        files.shows_illegal_move(id)
+            && followed.get(&id).is_some_and(|h| shows_game(&h.status()))
+            && files.board_shows_game(id)
+    };
+    let before = files.board_pgn(id);
+    // A game event is written (a new game's first text too); the flag counts by the text,
+    // so that one raised and lowered at once changes nothing.
+    let apply = |files: &mut PgnDir, event: &GameEvent| {
+        files.apply(id, event) && !matches!(event, GameEvent::Violation { .. })
+    };
+    let changed = match heard {
+        Heard::Game(game) => game
+            .iter()
+            .fold(false, |changed, event| apply(files, event) | changed),
+        Heard::Event(event) => {
+            files.publish_event(id, &event);
+            apply(files, &event.event)
+        }
+        Heard::ShowsGame => {
+            files.board_shows_game(id);
+            false
+        }
+    };
+    put_right(files);
+    changed || files.board_pgn(id) != before
+}
+
 async fn run_pgn_dir(
     daemon: Daemon,
     mut files: PgnDir,
@@ -338,36 +419,24 @@ async fn run_pgn_dir(
                 Ok(BoardChange::Removed(_)) | Err(broadcast::error::RecvError::Lagged(_)) => {}
                 Err(broadcast::error::RecvError::Closed) => break,
             },
-            Some((id, heard)) = rx.recv() => {
-                let changed = match heard {
-                    Heard::Game(game) => {
-                        let mut changed = false;
-                        for event in &game {
-                            changed |= files.apply(id, event);
-                        }
-                        if files.shows_illegal_move(id)
-                            && followed.get(&id).is_some_and(|h| shows_game(&h.status()))
-                        {
-                            files.board_shows_game(id);
-                        }
-                        changed
+            Some(first) = rx.recv() => {
+                // Everything heard meanwhile, then one write: under load the files are
+                // written once for many moves instead of falling behind.
+                let mut heard_now = vec![first];
+                while let Ok(more) = rx.try_recv() {
+                    heard_now.push(more);
+                }
+                let mut to_write = std::collections::BTreeSet::new();
+                for (id, heard) in heard_now {
+                    if hear(&mut files, &followed, id, heard) {
+                        to_write.insert(id);
                     }
-                    Heard::Event(event) => {
-                        files.publish_event(id, &event);
-                        let mut changed = files.apply(id, &event.event);
-                        // Put right before this event was heard: the status is the latest.
-                        if files.shows_illegal_move(id)
-                            && followed.get(&id).is_some_and(|h| shows_game(&h.status()))
-                        {
-                            files.board_shows_game(id);
-                            changed = false;
-                        }
-                        changed
+                }
+                if !to_write.is_empty() {
+                    let ids: Vec<u32> = to_write.into_iter().collect();
+                    if let Err(e) = files.write_boards(&ids).await {
+                        tracing::warn!("cannot write PGN: {e}");
                     }
-                    Heard::ShowsGame => files.board_shows_game(id),
-                };
-                if changed && let Err(e) = files.write(id) {
-                    tracing::warn!("cannot write PGN: {e}");
                 }
             }
         }
