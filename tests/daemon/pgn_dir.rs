@@ -182,6 +182,7 @@ async fn wait_for_body(
     path: &str,
     done: impl Fn(&str) -> bool,
 ) -> String {
+    let last = std::sync::Mutex::new(String::new());
     let wait = async {
         loop {
             let r = get(addr, path, "").await;
@@ -190,12 +191,17 @@ async fn wait_for_body(
             {
                 return body.to_string();
             }
+            *last.lock().unwrap_or_else(|e| e.into_inner()) = r;
             tokio::time::sleep(std::time::Duration::from_millis(20)).await;
         }
     };
-    tokio::time::timeout(LIMIT, wait)
-        .await
-        .unwrap_or_else(|_| panic!("{path} as expected within the limit"))
+    match tokio::time::timeout(LIMIT, wait).await {
+        Ok(body) => body,
+        Err(_) => panic!(
+            "{path} not as expected within the limit; the last answer:\n{}",
+            last.lock().unwrap_or_else(|e| e.into_inner())
+        ),
+    }
 }
 
 /// The hand plays `uci` on the live board (legal there).
@@ -227,7 +233,7 @@ async fn an_illegal_move_is_flagged_in_the_feed_until_put_right_and_the_game_goe
         &shakmaty::Chess::default(),
         7,
         HandOptions::plain(),
-        4.0,
+        2.0,
     )
     .expect("an emulated board");
     let daemon = Daemon::new(options(
@@ -260,8 +266,14 @@ async fn an_illegal_move_is_flagged_in_the_feed_until_put_right_and_the_game_goe
 
     // The game starts when the daemon sees the start position.
     wait_for_body(addr, "/board/1.pgn", |b| b.ends_with("\n\n*\n")).await;
-    for m in ["e2e4", "f7f5", "d1h5"] {
+    // Each move waits for the one before to be published: the test is not about quick play.
+    for (m, shown) in [
+        ("e2e4", "1. e4 *\n"),
+        ("f7f5", "1. e4 f5 *\n"),
+        ("d1h5", "2. Qh5+ *\n"),
+    ] {
         play(&mut board, m);
+        wait_for_body(addr, "/board/1.pgn", |b| b.ends_with(shown)).await;
     }
     let before = wait_for_body(addr, "/board/1.pgn", |b| b.ends_with("2. Qh5+ *\n")).await;
 
@@ -288,8 +300,13 @@ async fn an_illegal_move_is_flagged_in_the_feed_until_put_right_and_the_game_goe
     served(&corrected);
 
     // And the game goes on with the following moves.
-    for m in ["g7g6", "h5g6", "h7g6"] {
+    for (m, shown) in [
+        ("g7g6", "g6 *\n"),
+        ("h5g6", "3. Qxg6+ *\n"),
+        ("h7g6", "hxg6 *\n"),
+    ] {
         play(&mut board, m);
+        wait_for_body(addr, "/board/1.pgn", |b| b.ends_with(shown)).await;
     }
     let after = wait_for_body(addr, "/board/1.pgn", |b| b.contains("hxg6")).await;
     assert!(
