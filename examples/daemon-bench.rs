@@ -6,16 +6,25 @@
 //! ```text
 //! cargo build --release --bin eboardd --example daemon-bench
 //! target/release/examples/daemon-bench [--boards N] [--seconds S] [--idle]
-//!     [--speed X] [--eboardd PATH]
+//!     [--speed X] [--eboardd PATH] [--relay]
 //! ```
 //! Boards alternate DGT and Millennium. `--idle`: the pieces stand still (no game
 //! played), so only the keep-alive and the link watch run. The CPU is measured over S
 //! seconds (default 20) after a 3 s warm-up; RSS is VmRSS at the end and VmHWM (its peak).
+//!
+//! `--relay`: the daemon also runs the broadcast relay for the round (`--relay-listen`,
+//! `--pgn-dir`, players `White N`/`Black N` on board N). The bench polls `/games.pgn` every
+//! 5 ms (with `If-None-Match`) and prints how long a move took from its `Move` signal to
+//! its first appearance there (p50, p99, max). After the measured span it waits for every
+//! game to be played out, then checks that `/games.pgn` and the file hold one game per
+//! board, in board order, each with the moves the daemon confirmed (its signals), and says
+//! how many are the games the hand played; it fails if the relay is wrong.
 
+use std::collections::HashMap;
 use std::path::PathBuf;
 use std::process::{Command, ExitCode, Stdio};
-use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use eboardd::protocol::Protocol;
@@ -36,6 +45,7 @@ struct Options {
     idle: bool,
     speed: f64,
     eboardd: PathBuf,
+    relay: bool,
 }
 
 fn parse() -> Result<Options, String> {
@@ -45,6 +55,7 @@ fn parse() -> Result<Options, String> {
         idle: false,
         speed: 1.0,
         eboardd: PathBuf::from("target/release/eboardd"),
+        relay: false,
     };
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
@@ -55,6 +66,7 @@ fn parse() -> Result<Options, String> {
             "--speed" => o.speed = value()?.parse().map_err(|_| "--speed: a number")?,
             "--eboardd" => o.eboardd = PathBuf::from(value()?),
             "--idle" => o.idle = true,
+            "--relay" => o.relay = true,
             _ => return Err(format!("unknown argument {a}")),
         }
     }
@@ -105,6 +117,8 @@ fn run(o: &Options) -> Result<(), String> {
     let mut config = String::new();
     let mut threads = Vec::new();
     let real = games::real_games();
+    let mut played: Vec<Vec<String>> = Vec::new();
+    let mut game_end = Time::ZERO;
     for i in 0..o.boards {
         let protocol = if i % 2 == 0 {
             Protocol::Dgt
@@ -116,11 +130,13 @@ fn run(o: &Options) -> Result<(), String> {
             Timeline::new(squares_of(&shakmaty::Board::new()), Vec::new())
         } else {
             let game = &real[i % 3]; // the three standard games
-            Hand::new(seed, HandOptions::default())
+            let perf = Hand::new(seed, HandOptions::default())
                 .play(game)
-                .map_err(|e| e.to_string())?
-                .timeline
+                .map_err(|e| e.to_string())?;
+            played.push(perf.truth.plies.iter().map(|p| p.san.clone()).collect());
+            perf.timeline
         };
+        game_end = game_end.max(timeline.end());
         let options = BoardOptions {
             clock: protocol == Protocol::Dgt,
             ..BoardOptions::default()
@@ -128,8 +144,10 @@ fn run(o: &Options) -> Result<(), String> {
         let board = EmulatedBoard::with_options(protocol, &options, &timeline.start, seed);
         let mut pty = PtyBoard::open(board, o.speed).map_err(|e| e.to_string())?;
         config.push_str(&format!(
-            "[[board]]\ndevice = \"{}\"\nprotocol = \"{protocol}\"\n",
-            pty.path()
+            "[[board]]\ndevice = \"{}\"\nprotocol = \"{protocol}\"\n\
+             white = \"White {n}\"\nblack = \"Black {n}\"\n",
+            pty.path(),
+            n = i + 1
         ));
         let stop = Arc::clone(&stop);
         threads.push(std::thread::spawn(move || {
@@ -138,11 +156,35 @@ fn run(o: &Options) -> Result<(), String> {
     }
     let config_path = dir.path().join("config.toml");
     std::fs::write(&config_path, config).map_err(|e| e.to_string())?;
-    let mut daemon = Command::new(&o.eboardd)
+    let mut daemon = Command::new(&o.eboardd);
+    daemon
         .args(["run", "--bus-address", &address, "--config"])
         .arg(&config_path)
         .arg("--state-dir")
-        .arg(dir.path().join("state"))
+        .arg(dir.path().join("state"));
+    let pgn_dir = dir.path().join("pgn");
+    let relay_addr = if o.relay {
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .and_then(|l| l.local_addr())
+            .map_err(|e| e.to_string())?
+            .port();
+        let addr = format!("127.0.0.1:{port}");
+        daemon
+            .args([
+                "--relay-listen",
+                &addr,
+                "--event",
+                "daemon-bench",
+                "--round",
+                "1",
+            ])
+            .arg("--pgn-dir")
+            .arg(&pgn_dir);
+        Some(addr)
+    } else {
+        None
+    };
+    let mut daemon = daemon
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .spawn()
@@ -150,11 +192,22 @@ fn run(o: &Options) -> Result<(), String> {
     let pid = daemon.id();
 
     let moves = Arc::new(AtomicUsize::new(0));
+    let signals = Arc::new(Mutex::new(Signals::default()));
+    let seen = Arc::new(Mutex::new(HashMap::new()));
+    let poll_stop = Arc::new(AtomicBool::new(false));
+    let poller = relay_addr.clone().map(|addr| {
+        let seen = Arc::clone(&seen);
+        let stop = Arc::clone(&poll_stop);
+        std::thread::spawn(move || poll_games(&addr, &seen, &stop))
+    });
+    let started = Instant::now();
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
         .map_err(|e| e.to_string())?;
     let counted = Arc::clone(&moves);
+    let followed = Arc::clone(&signals);
+    let relaying = relay_addr.is_some();
     let result = runtime.block_on(async move {
         let conn = zbus::connection::Builder::address(address.as_str())
             .build()
@@ -162,15 +215,18 @@ fn run(o: &Options) -> Result<(), String> {
             .map_err(|e| e.to_string())?;
         let rule = zbus::MatchRule::builder()
             .msg_type(zbus::message::Type::Signal)
-            .member("Move")
+            .interface("org.eboardd.EBoard1.Board")
             .build()
             .map_err(|e| e.to_string())?;
         let mut stream = zbus::MessageStream::for_match_rule(rule, &conn, None)
             .await
             .map_err(|e| e.to_string())?;
         tokio::spawn(async move {
-            while let Some(Ok(_)) = stream.next().await {
-                counted.fetch_add(1, Ordering::Relaxed);
+            while let Some(Ok(msg)) = stream.next().await {
+                let at = Instant::now();
+                if follow(&msg, at, &followed) {
+                    counted.fetch_add(1, Ordering::Relaxed);
+                }
             }
         });
         tokio::time::sleep(Duration::from_secs(3)).await;
@@ -191,7 +247,29 @@ fn run(o: &Options) -> Result<(), String> {
             o.seconds,
             m1 - m0,
         );
+        if relaying {
+            // Every game played out, and a moment for the last move to go through.
+            let end = started + Duration::from_secs_f64(game_end.as_ms_f64() / 1000.0 / o.speed)
+                + Duration::from_secs(5);
+            let left = end.saturating_duration_since(Instant::now());
+            println!("waiting {:.0} s for the games to finish", left.as_secs_f64());
+            tokio::time::sleep(left).await;
+        }
         Ok::<(), String>(())
+    });
+    poll_stop.store(true, Ordering::Relaxed);
+    if let Some(poller) = poller {
+        let _ = poller.join();
+    }
+    let result = result.and_then(|()| match &relay_addr {
+        Some(addr) => check_round(
+            addr,
+            &pgn_dir,
+            &played,
+            &signals.lock().unwrap_or_else(|e| e.into_inner()),
+            &seen.lock().unwrap_or_else(|e| e.into_inner()),
+        ),
+        None => Ok(()),
     });
     let _ = daemon.kill();
     let _ = daemon.wait();
@@ -200,4 +278,247 @@ fn run(o: &Options) -> Result<(), String> {
         let _ = t.join();
     }
     result
+}
+
+/// What the daemon's signals say: each board's game (SAN), and when each move was
+/// signalled (board, ply, SAN).
+#[derive(Debug, Default)]
+struct Signals {
+    games: HashMap<u32, Vec<String>>,
+    moves: Vec<((u32, u32, String), Instant)>,
+}
+
+/// Follows one signal of a board; whether it was a `Move`.
+fn follow(msg: &zbus::Message, at: Instant, signals: &Mutex<Signals>) -> bool {
+    let header = msg.header();
+    let board = header.path().and_then(|p| {
+        p.as_str()
+            .rsplit('/')
+            .next()
+            .and_then(|n| n.parse::<u32>().ok())
+    });
+    let (Some(board), Some(member)) = (board, header.member()) else {
+        return false;
+    };
+    let body = msg.body();
+    let mut s = signals.lock().unwrap_or_else(|e| e.into_inner());
+    match member.as_str() {
+        "Move" => {
+            let Ok((ply, _, san, _)) = body.deserialize::<(u32, String, String, String)>() else {
+                return false;
+            };
+            let game = s.games.entry(board).or_default();
+            game.truncate(ply.saturating_sub(1) as usize);
+            game.push(san.clone());
+            s.moves.push(((board, ply, san), at));
+            true
+        }
+        "NewGame" => {
+            s.games.insert(board, Vec::new());
+            false
+        }
+        "Retract" | "Takeback" => {
+            let keep = match (member.as_str(), body.deserialize::<(u32, String)>()) {
+                ("Retract", Ok((ply, _))) => ply.saturating_sub(1),
+                _ => body.deserialize::<(u32,)>().map(|(p,)| p).unwrap_or(0),
+            };
+            s.games.entry(board).or_default().truncate(keep as usize);
+            false
+        }
+        _ => false,
+    }
+}
+
+/// A game of `games.pgn`: its `Round` and `White` tags and its moves (SAN).
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct PgnGame {
+    round: String,
+    white: String,
+    sans: Vec<String>,
+}
+
+/// The games of a PGN text as this daemon writes it.
+fn parse_pgn(text: &str) -> Vec<PgnGame> {
+    let mut games = Vec::new();
+    for chunk in text.split("[Event ").skip(1) {
+        let tag = |name: &str| {
+            chunk
+                .lines()
+                .find_map(|l| l.strip_prefix(&format!("[{name} \"")))
+                .and_then(|v| v.strip_suffix("\"]"))
+                .unwrap_or("")
+                .to_string()
+        };
+        let movetext: String = chunk
+            .lines()
+            .filter(|l| !l.starts_with('[') && !l.starts_with('"'))
+            .collect::<Vec<_>>()
+            .join(" ");
+        let mut plain = String::new();
+        let mut depth = 0;
+        for c in movetext.chars() {
+            match c {
+                '{' => depth += 1,
+                '}' => depth -= 1,
+                _ if depth == 0 => plain.push(c),
+                _ => {}
+            }
+        }
+        let sans = plain
+            .split_whitespace()
+            .filter(|t| !t.ends_with('.') && !["*", "1-0", "0-1", "1/2-1/2"].contains(t))
+            .map(str::to_string)
+            .collect();
+        games.push(PgnGame {
+            round: tag("Round"),
+            white: tag("White"),
+            sans,
+        });
+    }
+    games
+}
+
+/// GET `path` from the relay: the status, the `ETag` and the body.
+fn get(
+    agent: &ureq::Agent,
+    url: &str,
+    etag: Option<&str>,
+) -> Option<(u16, Option<String>, String)> {
+    let mut request = agent.get(url);
+    if let Some(etag) = etag {
+        request = request.header("If-None-Match", etag);
+    }
+    let mut response = request.call().ok()?;
+    let status = response.status().as_u16();
+    let etag = response
+        .headers()
+        .get("etag")
+        .and_then(|v| v.to_str().ok())
+        .map(str::to_string);
+    let body = response.body_mut().read_to_string().ok()?;
+    Some((status, etag, body))
+}
+
+fn agent() -> ureq::Agent {
+    ureq::Agent::config_builder()
+        .http_status_as_error(false)
+        .timeout_global(Some(Duration::from_secs(5)))
+        .build()
+        .into()
+}
+
+/// Polls `/games.pgn` every 5 ms until `stop`, noting when each (board, ply, SAN) first
+/// appeared.
+fn poll_games(addr: &str, seen: &Mutex<HashMap<(u32, u32, String), Instant>>, stop: &AtomicBool) {
+    let agent = agent();
+    let url = format!("http://{addr}/games.pgn");
+    let mut etag: Option<String> = None;
+    while !stop.load(Ordering::Relaxed) {
+        if let Some((200, tag, body)) = get(&agent, &url, etag.as_deref()) {
+            let at = Instant::now();
+            let mut seen = seen.lock().unwrap_or_else(|e| e.into_inner());
+            for (board, game) in parse_pgn(&body).into_iter().enumerate() {
+                for (i, san) in game.sans.into_iter().enumerate() {
+                    seen.entry((board as u32, i as u32 + 1, san)).or_insert(at);
+                }
+            }
+            etag = tag;
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
+}
+
+/// The value at quantile `q` of sorted `v`.
+fn quantile(v: &[f64], q: f64) -> f64 {
+    if v.is_empty() {
+        return f64::NAN;
+    }
+    let i = ((v.len() - 1) as f64 * q).round() as usize;
+    v[i.min(v.len() - 1)]
+}
+
+/// Checks the round's `games.pgn` (served and written) against the daemon's signals and
+/// the games played, and prints the relay's figures.
+fn check_round(
+    addr: &str,
+    pgn_dir: &std::path::Path,
+    played: &[Vec<String>],
+    signals: &Signals,
+    seen: &HashMap<(u32, u32, String), Instant>,
+) -> Result<(), String> {
+    let mut latencies: Vec<f64> = Vec::new();
+    let mut missing = 0;
+    for (key, signalled) in &signals.moves {
+        match seen.get(key) {
+            Some(at) => latencies.push(
+                at.checked_duration_since(*signalled).map_or_else(
+                    || -(signalled.duration_since(*at).as_secs_f64()),
+                    |d| d.as_secs_f64(),
+                ) * 1000.0,
+            ),
+            None => missing += 1,
+        }
+    }
+    latencies.sort_by(f64::total_cmp);
+    println!(
+        "relay: Move signal to /games.pgn: p50={:.1}ms p99={:.1}ms max={:.1}ms over {} moves \
+         (polled every 5 ms; {} never seen there)",
+        quantile(&latencies, 0.5),
+        quantile(&latencies, 0.99),
+        latencies.last().copied().unwrap_or(f64::NAN),
+        latencies.len(),
+        missing,
+    );
+    let (status, _, served) =
+        get(&agent(), &format!("http://{addr}/games.pgn"), None).ok_or("cannot GET /games.pgn")?;
+    if status != 200 {
+        return Err(format!("GET /games.pgn: {status}"));
+    }
+    let file = std::fs::read_to_string(pgn_dir.join("games.pgn")).map_err(|e| e.to_string())?;
+    if file != served {
+        return Err("games.pgn and /games.pgn differ".into());
+    }
+    let games = parse_pgn(&served);
+    let mut errors = Vec::new();
+    if games.len() != played.len() {
+        errors.push(format!("{} games for {} boards", games.len(), played.len()));
+    }
+    let mut as_played = 0;
+    let plies: usize = games.iter().map(|g| g.sans.len()).sum();
+    for (i, game) in games.iter().enumerate() {
+        let n = i + 1;
+        if game.round != format!("1.{n}") || game.white != format!("White {n}") {
+            errors.push(format!(
+                "game {n} is Round {:?}, White {:?}: not in board order",
+                game.round, game.white
+            ));
+        }
+        let confirmed = signals.games.get(&(i as u32)).cloned().unwrap_or_default();
+        if game.sans != confirmed {
+            errors.push(format!(
+                "board {n}: games.pgn has {} plies, the daemon confirmed {}",
+                game.sans.len(),
+                confirmed.len()
+            ));
+        }
+        if played.get(i) == Some(&game.sans) {
+            as_played += 1;
+        }
+    }
+    println!(
+        "relay: games.pgn holds {} games ({plies} plies) in board order: {}; \
+         {as_played}/{} exactly as played",
+        games.len(),
+        if errors.is_empty() {
+            "each as the daemon confirmed it"
+        } else {
+            "WRONG"
+        },
+        played.len(),
+    );
+    if errors.is_empty() {
+        Ok(())
+    } else {
+        Err(errors.join("; "))
+    }
 }

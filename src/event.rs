@@ -114,6 +114,12 @@ pub enum GameEvent {
         /// piece was released on), when there is one.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         square: Option<String>,
+        /// A completed illegal move (`7.5`): the move, in UCI notation.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        uci: Option<String>,
+        /// A completed illegal move (`7.5`): the move in Standard Algebraic Notation.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        san: Option<String>,
     },
     /// The right to claim an earlier violation was lost: the claimant touched a piece.
     ClaimLapsed {
@@ -218,11 +224,30 @@ mod tests {
                 detail: "d".into(),
                 claimable: true,
                 square: Some("g1".into()),
+                uci: None,
+                san: None,
             },
         };
         assert_eq!(
             v.to_json_line(),
             r#"{"t_ms":2300.0,"event":"violation","ply":1,"article":"4.3a","laws":"fide-2023","detail":"d","claimable":true,"square":"g1"}"#
+        );
+        let illegal = TimedEvent {
+            t: Time::from_ms_f64(4000.0),
+            event: GameEvent::Violation {
+                ply: 1,
+                article: "7.5".into(),
+                laws: "fide-2023".into(),
+                detail: "d".into(),
+                claimable: true,
+                square: Some("c3".into()),
+                uci: Some("e2c3".into()),
+                san: Some("Nc3".into()),
+            },
+        };
+        assert_eq!(
+            illegal.to_json_line(),
+            r#"{"t_ms":4000.0,"event":"violation","ply":1,"article":"7.5","laws":"fide-2023","detail":"d","claimable":true,"square":"c3","uci":"e2c3","san":"Nc3"}"#
         );
         let l = TimedEvent {
             t: Time::from_ms_f64(3300.0),

@@ -16,7 +16,13 @@ fn init_logging(command: &Command) {
         _ => "warn",
     };
     let filter = EnvFilter::try_from_env("EBOARDD_LOG").unwrap_or_else(|_| EnvFilter::new(default));
-    let registry = tracing_subscriber::registry().with(filter);
+    // The HTTP client's wire traces would show the lichess token: never logged.
+    let registry =
+        tracing_subscriber::registry()
+            .with(filter)
+            .with(tracing_subscriber::filter::filter_fn(
+                eboardd::relay::lichess::loggable,
+            ));
     let journald = std::env::var_os("JOURNAL_STREAM").and_then(|_| tracing_journald::layer().ok());
     match journald {
         Some(layer) => registry.with(layer).init(),

@@ -125,6 +125,11 @@ fn article_7_5_king_left_in_check_named_and_game_waits_2023() {
         let v = one(&run, 1, "7.5", Some("c3"));
         assert_eq!(v.laws, name);
         assert!(v.detail.contains("e2c3"), "{}", v.detail);
+        let lines = run.lines();
+        assert!(
+            lines.contains(r#""uci":"e2c3","san":"Nc3""#),
+            "the illegal move itself: {lines}"
+        );
         assert_eq!(run.game(), ["e1d1"], "{}", run.lines());
     }
 }

@@ -475,7 +475,7 @@ _eboardd() {
             return 0
             ;;
         eboardd__subcmd__run)
-            opts="-h --config --device --session --system --bus-address --state-dir --laws --touch-move --record --pgn-dir --relay-listen --livechess-listen --event --site --round --time-control --help"
+            opts="-h --config --device --session --system --bus-address --state-dir --laws --touch-move --record --pgn-dir --relay-listen --livechess-listen --event --site --round --time-control --lichess-round --lichess-token-file --lichess-url --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -534,6 +534,18 @@ _eboardd() {
                     return 0
                     ;;
                 --time-control)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --lichess-round)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --lichess-token-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --lichess-url)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -79,6 +79,9 @@ complete -c eboardd -n "__fish_eboardd_using_subcommand run" -l event -d 'The ev
 complete -c eboardd -n "__fish_eboardd_using_subcommand run" -l site -d 'Where the event is played, in the PGN (`Site`)' -r
 complete -c eboardd -n "__fish_eboardd_using_subcommand run" -l round -d 'The round, in the PGN (`Round` is written `R.B` with the board\'s number)' -r
 complete -c eboardd -n "__fish_eboardd_using_subcommand run" -l time-control -d 'The time control, in the PGN (`TimeControl`, like `5400+30`)' -r
+complete -c eboardd -n "__fish_eboardd_using_subcommand run" -l lichess-round -d 'Push every board\'s game (the text of `games.pgn`) to this lichess broadcast round, at most once a second, with back-off after errors' -r
+complete -c eboardd -n "__fish_eboardd_using_subcommand run" -l lichess-token-file -d 'The file holding the lichess API token (scope study:write) for --lichess-round; keep it readable by the daemon only' -r -F
+complete -c eboardd -n "__fish_eboardd_using_subcommand run" -l lichess-url -d 'The lichess to push to (tests: a local server)' -r
 complete -c eboardd -n "__fish_eboardd_using_subcommand run" -l session -d 'Serve on the user\'s session bus (the default)'
 complete -c eboardd -n "__fish_eboardd_using_subcommand run" -l system -d 'Serve on the system bus (the systemd service)'
 complete -c eboardd -n "__fish_eboardd_using_subcommand run" -s h -l help -d 'Print help'

@@ -100,7 +100,7 @@ pub fn replay(
                 event: Some(title),
                 ..PgnTags::default()
             };
-            out.write_all(game_pgn(&tags, &record).as_bytes())?;
+            out.write_all(game_pgn(&tags, &record, None).as_bytes())?;
         }
         _ => {}
     }

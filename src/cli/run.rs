@@ -2,6 +2,7 @@
 
 use crate::relay::files::{PgnDir, spawn_pgn_dir};
 use crate::relay::http::{self as relay_http, RelayState};
+use crate::relay::lichess::{self, LichessPush, LichessToken};
 use crate::relay::pgn::PgnTags;
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
@@ -73,6 +74,17 @@ pub struct RunArgs {
     /// The time control, in the PGN (`TimeControl`, like `5400+30`).
     #[arg(long, value_name = "TC")]
     pub time_control: Option<String>,
+    /// Push every board's game (the text of `games.pgn`) to this lichess broadcast round,
+    /// at most once a second, with back-off after errors.
+    #[arg(long, value_name = "ID", requires = "lichess_token_file")]
+    pub lichess_round: Option<String>,
+    /// The file holding the lichess API token (scope study:write) for --lichess-round; keep
+    /// it readable by the daemon only.
+    #[arg(long, value_name = "FILE", requires = "lichess_round")]
+    pub lichess_token_file: Option<PathBuf>,
+    /// The lichess to push to (tests: a local server).
+    #[arg(long, value_name = "URL", hide = true, default_value = lichess::LICHESS)]
+    pub lichess_url: String,
 }
 
 fn home_dir(var: &str, fallback: &str) -> Option<PathBuf> {
@@ -186,16 +198,31 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
             })
         })
         .transpose()?;
-    let pgn_dir = match (&args.pgn_dir, listen) {
+    let push = lichess_push(&args)?;
+    let pgn_dir = match (&args.pgn_dir, listen.is_some() || push.is_some()) {
         (Some(dir), _) => {
             std::fs::create_dir_all(dir)
                 .map_err(|e| CliError::input(format!("{}: {e}", dir.display())))?;
             Some(PgnDir::new(dir, round))
         }
-        (None, Some(_)) => Some(PgnDir::in_memory(round)),
-        (None, None) => None,
+        (None, true) => Some(PgnDir::in_memory(round)),
+        (None, false) => None,
     };
-    runtime.block_on(serve(options, config, bus, pgn_dir, listen, livechess))
+    runtime.block_on(serve(options, config, bus, pgn_dir, listen, livechess, push))
+}
+
+/// The push `--lichess-round` and `--lichess-token-file` ask for.
+pub fn lichess_push(args: &RunArgs) -> Result<Option<LichessPush>, CliError> {
+    let (Some(round), Some(file)) = (&args.lichess_round, &args.lichess_token_file) else {
+        return Ok(None);
+    };
+    let (token, warning) = LichessToken::read(file).map_err(|e| CliError::input(e.to_string()))?;
+    if let Some(warning) = warning {
+        tracing::warn!("{warning}");
+    }
+    LichessPush::new(&args.lichess_url, round, token)
+        .map(Some)
+        .map_err(|e| CliError::input(e.to_string()))
 }
 
 /// The address `--relay-listen` gives: `HOST:PORT`, or a bare port on loopback.
@@ -217,6 +244,7 @@ async fn serve(
     pgn_dir: Option<PgnDir>,
     listen: Option<SocketAddr>,
     livechess: Option<SocketAddr>,
+    push: Option<LichessPush>,
 ) -> anyhow::Result<()> {
     std::fs::create_dir_all(&options.state_dir)
         .with_context(|| format!("cannot create {}", options.state_dir.display()))?;
@@ -233,6 +261,12 @@ async fn serve(
         let state = RelayState::new();
         pgn_dir = pgn_dir.map(|f| f.serve(state.clone()));
         server = Some(tokio::spawn(relay_http::serve(listener, state)));
+    }
+    let mut pusher = None;
+    if let Some(push) = push {
+        let (tx, rx) = tokio::sync::watch::channel(String::new());
+        pgn_dir = pgn_dir.map(|f| f.push_to(tx));
+        pusher = Some(lichess::spawn_lichess_push(push, rx));
     }
     let relay = pgn_dir.map(|files| spawn_pgn_dir(daemon.clone(), files));
     let mut livechess_server = None;
@@ -268,6 +302,9 @@ async fn serve(
     }
     if let Some(server) = livechess_server {
         server.abort();
+    }
+    if let Some(pusher) = pusher {
+        pusher.abort();
     }
     service.stop().await;
     daemon.shutdown().await;

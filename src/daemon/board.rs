@@ -17,7 +17,7 @@ use shakmaty::uci::UciMove;
 use tokio::sync::{broadcast, mpsc, oneshot, watch};
 
 use super::core::{CommandError, CoreCommand, GameSetup};
-use crate::event::{Orientation, TimedEvent};
+use crate::event::{GameEvent, Orientation, TimedEvent};
 use crate::game::record::GameRecord;
 use crate::sensing::ClockReading;
 
@@ -87,6 +87,8 @@ pub enum Request {
     Ping(oneshot::Sender<()>),
     /// Hand over the game so far and a receiver of every event after it.
     Follow(oneshot::Sender<GameFollow>),
+    /// The events of the game so far (from its `new_game`, resumed ones included).
+    Game(oneshot::Sender<Vec<GameEvent>>),
     /// Close the port and end the task (detach).
     Stop,
 }
@@ -214,6 +216,17 @@ impl BoardHandle {
             return false;
         }
         matches!(tokio::time::timeout(limit, rx).await, Ok(Ok(())))
+    }
+
+    /// The events of the game so far, from its `new_game` (those resumed from the journal
+    /// included; a detached board has none). Every event sent after the answer reaches the
+    /// receivers of [`BoardHandle::subscribe`] made before the call.
+    pub async fn game_events(&self) -> Vec<GameEvent> {
+        let (tx, rx) = oneshot::channel();
+        if self.inner.requests.send(Request::Game(tx)).await.is_err() {
+            return Vec::new();
+        }
+        rx.await.unwrap_or_default()
     }
 
     /// Asks the task to close the port and end.

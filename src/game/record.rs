@@ -90,6 +90,13 @@ impl GameRecord {
 
     /// The game as PGN, with the given tags first (Seven Tag Roster order is the caller's).
     pub fn to_pgn(&self, tags: &[(&str, &str)]) -> String {
+        self.to_pgn_with_note(tags, None)
+    }
+
+    /// The game as PGN, with `note` as a comment after the last move (before the first
+    /// move when there is none). Braces in the note are written as parentheses, so that the
+    /// comment stays one comment.
+    pub fn to_pgn_with_note(&self, tags: &[(&str, &str)], note: Option<&str>) -> String {
         let result = self.result.as_deref().unwrap_or("*");
         let mut out = String::new();
         for (k, v) in tags {
@@ -145,6 +152,14 @@ impl GameRecord {
             if !white_to_move {
                 number += 1;
             }
+        }
+        if let Some(note) = note {
+            let text = note.replace('{', "(").replace('}', ")");
+            push("{", &mut out, &mut line);
+            for word in text.split_whitespace() {
+                push(word, &mut out, &mut line);
+            }
+            push("}", &mut out, &mut line);
         }
         push(result, &mut out, &mut line);
         out.push_str(&line);
@@ -226,6 +241,25 @@ mod tests {
         );
         assert!(pgn.ends_with("1. e4 e5 2. Qh5 1-0\n"), "{pgn}");
         assert!(!pgn.contains("[FEN"));
+    }
+
+    #[test]
+    fn a_note_is_one_comment_after_the_last_move_or_before_the_first() {
+        let mut g = GameRecord::default();
+        let note = Some("Illegal move {here}: the king is left in check");
+        assert!(
+            g.to_pgn_with_note(&[], note)
+                .ends_with("\n\n{ Illegal move (here): the king is left in check } *\n"),
+            "{}",
+            g.to_pgn_with_note(&[], note)
+        );
+        g.apply(&mv(1, "e2e4", "e4"));
+        let pgn = g.to_pgn_with_note(&[], note);
+        assert!(
+            pgn.ends_with("1. e4 { Illegal move (here): the king is left in check } *\n"),
+            "{pgn}"
+        );
+        assert_eq!(g.to_pgn_with_note(&[], None), g.to_pgn(&[]));
     }
 
     #[test]

@@ -33,6 +33,7 @@ pub mod reading;
 use std::collections::{HashSet, VecDeque};
 use std::time::Duration;
 
+use shakmaty::san::San;
 use shakmaty::{Bitboard, Board, Chess, Color, Move, Piece, Position, Square};
 
 pub use config::{LawsConfig, TouchMove, View};
@@ -372,6 +373,8 @@ impl Arbiter {
                 detail,
                 claimable,
                 square: f.square.map(|s| s.to_string()),
+                uci: None,
+                san: None,
             },
         });
     }
@@ -455,6 +458,8 @@ impl Arbiter {
                 ),
                 claimable: true,
                 square: Some(target.to_string()),
+                uci: Some(uci),
+                san: Some(San::from_move(pos, m).to_string()),
             },
         });
     }

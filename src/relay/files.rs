@@ -11,10 +11,11 @@ use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use tokio::sync::{broadcast, mpsc};
+use tokio::sync::{broadcast, mpsc, watch};
 
 use super::http::RelayState;
 use super::pgn::{PgnTags, game_pgn};
+use crate::daemon::board::BoardStatus;
 use crate::daemon::{BoardChange, Daemon};
 use crate::event::{GameEvent, TimedEvent};
 use crate::game::record::GameRecord;
@@ -24,6 +25,28 @@ use crate::game::record::GameRecord;
 struct BoardGame {
     tags: PgnTags,
     record: GameRecord,
+    /// The comment on the last move while the board shows a completed illegal move.
+    illegal: Option<String>,
+}
+
+impl BoardGame {
+    fn pgn(&self) -> String {
+        game_pgn(&self.tags, &self.record, self.illegal.as_deref())
+    }
+}
+
+/// The comment that flags a completed illegal move (Article 7.5) on the last legal move.
+fn illegal_note(san: Option<&str>, uci: &str) -> String {
+    let shown = match san {
+        Some(san) if san != uci => format!("{san} ({uci}, Article 7.5)"),
+        _ => format!("{uci} (Article 7.5)"),
+    };
+    format!("Illegal move on the board: {shown}. The game goes on once it is corrected.")
+}
+
+/// Whether a board's status shows the pieces standing as in its game's position.
+pub fn shows_game(status: &BoardStatus) -> bool {
+    !status.placement.is_empty() && status.fen.split(' ').next() == Some(status.placement.as_str())
 }
 
 /// The PGN files of a directory, one per board and one for all (sans-IO but for
@@ -32,6 +55,7 @@ struct BoardGame {
 pub struct PgnDir {
     dir: Option<PathBuf>,
     http: Option<Arc<RelayState>>,
+    push: Option<watch::Sender<String>>,
     round: PgnTags,
     boards: BTreeMap<u32, BoardGame>,
 }
@@ -74,6 +98,7 @@ impl PgnDir {
         PgnDir {
             dir: Some(dir.into()),
             http: None,
+            push: None,
             round,
             boards: BTreeMap::new(),
         }
@@ -84,6 +109,7 @@ impl PgnDir {
         PgnDir {
             dir: None,
             http: None,
+            push: None,
             round,
             boards: BTreeMap::new(),
         }
@@ -92,6 +118,12 @@ impl PgnDir {
     /// Also publishes the games and every event to `http` (`--relay-listen`).
     pub fn serve(mut self, http: Arc<RelayState>) -> PgnDir {
         self.http = Some(http);
+        self
+    }
+
+    /// Also hands every new `games.pgn` to `push` (`--lichess-round`).
+    pub fn push_to(mut self, push: watch::Sender<String>) -> PgnDir {
+        self.push = Some(push);
         self
     }
 
@@ -124,6 +156,11 @@ impl PgnDir {
     }
 
     /// Follows one event of board `id`; whether the files must be written again.
+    ///
+    /// A completed illegal move (a `violation` naming the move) of the ply after the last
+    /// one flags the game: a comment on its last legal move says which move was illegal,
+    /// until the game changes (the correct move, a takeback, a new game) or
+    /// [`PgnDir::board_shows_game`] says the position was put right.
     pub fn apply(&mut self, id: u32, event: &GameEvent) -> bool {
         if !self.boards.contains_key(&id) {
             self.add_board(id, None, None);
@@ -132,38 +169,122 @@ impl PgnDir {
             return false;
         };
         board.record.apply(event);
-        changes_pgn(event)
+        if let GameEvent::Violation {
+            ply,
+            uci: Some(uci),
+            san,
+            ..
+        } = event
+        {
+            if *ply as usize != board.record.moves.len() + 1 || board.record.result.is_some() {
+                return false;
+            }
+            board.illegal = Some(illegal_note(san.as_deref(), uci));
+            return true;
+        }
+        if changes_pgn(event) {
+            board.illegal = None;
+            return true;
+        }
+        false
+    }
+
+    /// Board `id`'s pieces stand as in its game again: a completed illegal move was put
+    /// right. Whether the files must be written again (the game was flagged).
+    pub fn board_shows_game(&mut self, id: u32) -> bool {
+        self.boards
+            .get_mut(&id)
+            .is_some_and(|b| b.illegal.take().is_some())
+    }
+
+    /// Whether board `id`'s game is flagged with a completed illegal move now.
+    pub fn shows_illegal_move(&self, id: u32) -> bool {
+        self.boards.get(&id).is_some_and(|b| b.illegal.is_some())
     }
 
     /// The PGN of board `id`, if known.
     pub fn board_pgn(&self, id: u32) -> Option<String> {
-        self.boards.get(&id).map(|b| game_pgn(&b.tags, &b.record))
+        self.boards.get(&id).map(BoardGame::pgn)
     }
 
     /// Every board's game, in board order, separated by blank lines.
     pub fn games_pgn(&self) -> String {
-        let games: Vec<String> = self
-            .boards
-            .values()
-            .map(|b| game_pgn(&b.tags, &b.record))
-            .collect();
+        let games: Vec<String> = self.boards.values().map(BoardGame::pgn).collect();
         games.join("\n")
     }
 
-    /// Writes board `id`'s file and `games.pgn` (and publishes them over HTTP if served).
+    /// Writes board `id`'s file and `games.pgn`, then hands them to the push and publishes
+    /// them over HTTP if served (so that what the server says is in the files already).
     pub fn write(&self, id: u32) -> std::io::Result<()> {
-        let board = self.board_pgn(id).unwrap_or_default();
-        let games = self.games_pgn();
-        if let Some(http) = &self.http {
-            http.publish_pgn(id.saturating_add(1), board.clone(), games.clone());
-        }
-        if let Some(dir) = &self.dir {
-            let name = format!("board-{}.pgn", id.saturating_add(1));
-            write_atomically(&dir.join(name), &board)?;
-            write_atomically(&dir.join("games.pgn"), &games)?;
-        }
-        Ok(())
+        let texts = self.texts(&[id]);
+        let written = write_files(self.dir.as_deref(), &texts);
+        self.publish(texts);
+        written
     }
+
+    /// As [`PgnDir::write`] for several boards at once (`games.pgn` written once), the files
+    /// written on tokio's blocking pool.
+    pub async fn write_boards(&self, ids: &[u32]) -> std::io::Result<()> {
+        let texts = self.texts(ids);
+        let written = match &self.dir {
+            Some(dir) => {
+                let (dir, to_write) = (dir.clone(), texts.clone());
+                tokio::task::spawn_blocking(move || write_files(Some(&dir), &to_write))
+                    .await
+                    .unwrap_or_else(|e| Err(std::io::Error::other(e)))
+            }
+            None => Ok(()),
+        };
+        self.publish(texts);
+        written
+    }
+
+    /// The PGN of boards `ids` and of the round.
+    fn texts(&self, ids: &[u32]) -> Texts {
+        Texts {
+            boards: ids
+                .iter()
+                .map(|&id| (id, self.board_pgn(id).unwrap_or_default()))
+                .collect(),
+            games: self.games_pgn(),
+        }
+    }
+
+    /// Hands the round's PGN to the push and publishes it over HTTP.
+    fn publish(&self, texts: Texts) {
+        let Texts { boards, games } = texts;
+        if let Some(push) = &self.push {
+            push.send_if_modified(|pushed| {
+                let changed = *pushed != games;
+                if changed {
+                    pushed.clone_from(&games);
+                }
+                changed
+            });
+        }
+        if let Some(http) = &self.http {
+            http.publish_pgn(boards, games);
+        }
+    }
+}
+
+/// Board files' texts (by board id, from 0) and the round's.
+#[derive(Debug, Clone)]
+struct Texts {
+    boards: Vec<(u32, String)>,
+    games: String,
+}
+
+/// Writes `board-N.pgn` of every board in `texts`, then `games.pgn`, into `dir` (if any).
+fn write_files(dir: Option<&Path>, texts: &Texts) -> std::io::Result<()> {
+    let Some(dir) = dir else {
+        return Ok(());
+    };
+    for (id, text) in &texts.boards {
+        let name = format!("board-{}.pgn", id.saturating_add(1));
+        write_atomically(&dir.join(name), text)?;
+    }
+    write_atomically(&dir.join("games.pgn"), &texts.games)
 }
 
 /// Starts keeping `--pgn-dir` up to date with every board of `daemon`, until the daemon
@@ -174,42 +295,110 @@ pub fn spawn_pgn_dir(daemon: Daemon, files: PgnDir) -> tokio::task::JoinHandle<(
     tokio::spawn(run_pgn_dir(daemon, files, changes))
 }
 
+/// What the relay hears from one board.
+enum Heard {
+    /// The board's game so far when the relay started following it (resumed from the
+    /// journal, after a restart).
+    Game(Vec<GameEvent>),
+    /// An event of the board's game.
+    Event(TimedEvent),
+    /// The board's pieces stand as in its game again.
+    ShowsGame,
+}
+
+/// Forwards board `handle`'s game so far, then its events, and each time its pieces come
+/// to stand as in its game again, to `tx`.
+fn follow(handle: &crate::daemon::board::BoardHandle, tx: &mpsc::UnboundedSender<(u32, Heard)>) {
+    let mut events = handle.subscribe();
+    let id = handle.id();
+    let events_tx = tx.clone();
+    let board = handle.clone();
+    tokio::spawn(async move {
+        // Subscribed first: an event sent meanwhile comes twice, which changes nothing.
+        let game = board.game_events().await;
+        if !game.is_empty() && events_tx.send((id, Heard::Game(game))).is_err() {
+            return;
+        }
+        loop {
+            match events.recv().await {
+                Ok(e) => {
+                    if events_tx.send((id, Heard::Event(e))).is_err() {
+                        break;
+                    }
+                }
+                Err(broadcast::error::RecvError::Lagged(n)) => {
+                    tracing::warn!(board = id, missed = n, "the relay fell behind");
+                }
+                Err(broadcast::error::RecvError::Closed) => break,
+            }
+        }
+    });
+    let mut status = handle.watch_status();
+    let status_tx = tx.clone();
+    tokio::spawn(async move {
+        let mut showed = shows_game(&status.borrow_and_update());
+        while status.changed().await.is_ok() {
+            let shows = shows_game(&status.borrow_and_update());
+            if shows && !showed && status_tx.send((id, Heard::ShowsGame)).is_err() {
+                break;
+            }
+            showed = shows;
+        }
+    });
+}
+
+/// Follows what was heard from board `id`; whether its PGN changed.
+fn hear(
+    files: &mut PgnDir,
+    followed: &std::collections::HashMap<u32, crate::daemon::board::BoardHandle>,
+    id: u32,
+    heard: Heard,
+) -> bool {
+    // A board put right before its illegal move was heard: its status is the latest word.
+    let put_right = |files: &mut PgnDir| {
+        files.shows_illegal_move(id)
+            && followed.get(&id).is_some_and(|h| shows_game(&h.status()))
+            && files.board_shows_game(id)
+    };
+    let before = files.board_pgn(id);
+    // A game event is written (a new game's first text too); the flag counts by the text,
+    // so that one raised and lowered at once changes nothing.
+    let apply = |files: &mut PgnDir, event: &GameEvent| {
+        files.apply(id, event) && !matches!(event, GameEvent::Violation { .. })
+    };
+    let changed = match heard {
+        Heard::Game(game) => game
+            .iter()
+            .fold(false, |changed, event| apply(files, event) | changed),
+        Heard::Event(event) => {
+            files.publish_event(id, &event);
+            apply(files, &event.event)
+        }
+        Heard::ShowsGame => {
+            files.board_shows_game(id);
+            false
+        }
+    };
+    put_right(files);
+    changed || files.board_pgn(id) != before
+}
+
 async fn run_pgn_dir(
     daemon: Daemon,
     mut files: PgnDir,
     mut changes: broadcast::Receiver<BoardChange>,
 ) {
-    let (tx, mut rx) = mpsc::unbounded_channel::<(u32, TimedEvent)>();
-    let mut followed = std::collections::HashSet::new();
+    let (tx, mut rx) = mpsc::unbounded_channel::<(u32, Heard)>();
+    let mut followed = std::collections::HashMap::new();
     let players: Vec<_> = daemon
         .options()
         .boards
         .iter()
         .map(|b| (b.device.clone(), b.white.clone(), b.black.clone()))
         .collect();
-    let follow = |handle: crate::daemon::board::BoardHandle,
-                  tx: mpsc::UnboundedSender<(u32, TimedEvent)>| {
-        let mut events = handle.subscribe();
-        let id = handle.id();
-        tokio::spawn(async move {
-            loop {
-                match events.recv().await {
-                    Ok(e) => {
-                        if tx.send((id, e)).is_err() {
-                            break;
-                        }
-                    }
-                    Err(broadcast::error::RecvError::Lagged(n)) => {
-                        tracing::warn!(board = id, missed = n, "pgn-dir fell behind");
-                    }
-                    Err(broadcast::error::RecvError::Closed) => break,
-                }
-            }
-        });
-    };
     for handle in daemon.boards().await {
-        followed.insert(handle.id());
-        follow(handle, tx.clone());
+        follow(&handle, &tx);
+        followed.insert(handle.id(), handle);
     }
     loop {
         tokio::select! {
@@ -220,19 +409,34 @@ async fn run_pgn_dir(
                         .map(|(_, w, b)| (w.clone(), b.clone()))
                         .unwrap_or_default();
                     files.add_board(handle.id(), white, black);
-                    if followed.insert(handle.id()) {
-                        follow(handle, tx.clone());
+                    if let std::collections::hash_map::Entry::Vacant(e) =
+                        followed.entry(handle.id())
+                    {
+                        follow(&handle, &tx);
+                        e.insert(handle);
                     }
                 }
                 Ok(BoardChange::Removed(_)) | Err(broadcast::error::RecvError::Lagged(_)) => {}
                 Err(broadcast::error::RecvError::Closed) => break,
             },
-            Some((id, event)) = rx.recv() => {
-                files.publish_event(id, &event);
-                if files.apply(id, &event.event)
-                    && let Err(e) = files.write(id)
-                {
-                    tracing::warn!("cannot write PGN: {e}");
+            Some(first) = rx.recv() => {
+                // Everything heard meanwhile, then one write: under load the files are
+                // written once for many moves instead of falling behind.
+                let mut heard_now = vec![first];
+                while let Ok(more) = rx.try_recv() {
+                    heard_now.push(more);
+                }
+                let mut to_write = std::collections::BTreeSet::new();
+                for (id, heard) in heard_now {
+                    if hear(&mut files, &followed, id, heard) {
+                        to_write.insert(id);
+                    }
+                }
+                if !to_write.is_empty() {
+                    let ids: Vec<u32> = to_write.into_iter().collect();
+                    if let Err(e) = files.write_boards(&ids).await {
+                        tracing::warn!("cannot write PGN: {e}");
+                    }
                 }
             }
         }
@@ -252,6 +456,85 @@ mod tests {
             clock_ms,
             emt_ms: None,
         }
+    }
+
+    fn illegal(ply: u32, uci: &str, san: &str) -> GameEvent {
+        GameEvent::Violation {
+            ply,
+            article: "7.5".into(),
+            laws: "fide-2023".into(),
+            detail: format!("{uci} was completed but is illegal"),
+            claimable: true,
+            square: None,
+            uci: Some(uci.into()),
+            san: Some(san.into()),
+        }
+    }
+
+    #[test]
+    fn a_completed_illegal_move_flags_the_last_legal_move_until_the_game_goes_on() {
+        let mut files = PgnDir::in_memory(PgnTags::default());
+        files.add_board(0, None, None);
+        assert!(files.apply(0, &mv(1, "e2e4", "e4", None)));
+        assert!(files.apply(0, &illegal(2, "e8e7", "Ke7")));
+        let pgn = files.board_pgn(0).expect("board 1");
+        assert!(
+            pgn.ends_with(
+                "1. e4 { Illegal move on the board: Ke7 (e8e7, Article 7.5). The game goes on\n\
+                 once it is corrected. } *\n"
+            ),
+            "{pgn}"
+        );
+        assert_eq!(files.games_pgn(), pgn);
+        // An Article 4 violation, or one of an earlier ply, is no illegal move of the board.
+        let touch = GameEvent::Violation {
+            ply: 2,
+            article: "4.3a".into(),
+            laws: "fide-2023".into(),
+            detail: "d".into(),
+            claimable: true,
+            square: Some("g8".into()),
+            uci: None,
+            san: None,
+        };
+        assert!(!files.apply(0, &touch));
+        assert!(files.apply(0, &mv(2, "e7e5", "e5", None)));
+        assert!(files.board_pgn(0).expect("pgn").ends_with("1. e4 e5 *\n"));
+        assert!(!files.apply(0, &illegal(2, "e8e7", "Ke7")));
+        // Put right on the board: the flag goes.
+        assert!(files.apply(0, &illegal(3, "e1e2", "Ke2")));
+        assert!(files.shows_illegal_move(0));
+        assert!(files.board_shows_game(0));
+        assert!(!files.board_shows_game(0), "once");
+        assert!(files.board_pgn(0).expect("pgn").ends_with("1. e4 e5 *\n"));
+    }
+
+    #[test]
+    fn an_illegal_first_move_is_a_comment_before_the_moves() {
+        let mut files = PgnDir::in_memory(PgnTags::default());
+        assert!(files.apply(3, &illegal(1, "e1e2", "Ke2")));
+        let pgn = files.board_pgn(3).expect("board 4");
+        assert!(
+            pgn.contains("\n\n{ Illegal move on the board: Ke2 (e1e2, Article 7.5)."),
+            "{pgn}"
+        );
+        assert!(pgn.ends_with("corrected. } *\n"), "{pgn}");
+        assert!(files.apply(3, &GameEvent::Takeback { ply: 0 }));
+        assert!(!files.shows_illegal_move(3));
+    }
+
+    #[test]
+    fn a_board_shows_its_game_when_its_pieces_stand_as_in_the_position() {
+        let mut status = BoardStatus {
+            placement: "8/8/8/8/8/8/8/K6k".into(),
+            fen: "8/8/8/8/8/8/8/K6k w - - 0 1".into(),
+            ..BoardStatus::default()
+        };
+        assert!(shows_game(&status));
+        status.placement = "8/8/8/8/8/8/K7/7k".into();
+        assert!(!shows_game(&status));
+        status.placement.clear();
+        assert!(!shows_game(&status), "not reported yet");
     }
 
     #[test]

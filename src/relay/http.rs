@@ -49,12 +49,15 @@ impl RelayState {
         })
     }
 
-    /// Publishes the games now: `games` for all boards, and board `number`'s (from 1) PGN.
-    pub fn publish_pgn(&self, number: u32, board: String, games: String) {
+    /// Publishes the games now: `games` for all boards, and the PGN of the boards in
+    /// `boards` (by id, from 0; served as board id + 1).
+    pub fn publish_pgn(&self, boards: Vec<(u32, String)>, games: String) {
         if let Ok(mut s) = self.snapshot.write() {
             s.version += 1;
             s.modified = SystemTime::now();
-            s.boards.insert(number, board);
+            for (id, pgn) in boards {
+                s.boards.insert(id.saturating_add(1), pgn);
+            }
             s.games = games;
         }
     }

@@ -3,7 +3,11 @@
 //! - [`pgn`]: the tags of a broadcast game and its PGN text.
 //! - [`files`]: the PGN files of `--pgn-dir`, rewritten atomically on every change.
 //! - [`http`]: `--relay-listen`, the same over HTTP with server-sent events.
+//! - [`push`]: when to push to a broadcast server (at most once a second, back-off).
+//! - [`lichess`]: `--lichess-round`, the round's PGN pushed to a lichess broadcast.
 
 pub mod files;
 pub mod http;
+pub mod lichess;
 pub mod pgn;
+pub mod push;

@@ -69,11 +69,12 @@ impl PgnTags {
 }
 
 /// The game of one board as PGN with its tags (the record adds `Result`, and `Variant`,
-/// `SetUp` and `FEN` for Chess960 and set-up games).
-pub fn game_pgn(tags: &PgnTags, record: &GameRecord) -> String {
+/// `SetUp` and `FEN` for Chess960 and set-up games), and `note` as a comment after the
+/// last move.
+pub fn game_pgn(tags: &PgnTags, record: &GameRecord, note: Option<&str>) -> String {
     let pairs = tags.to_pairs();
     let refs: Vec<(&str, &str)> = pairs.iter().map(|(k, v)| (*k, v.as_str())).collect();
-    record.to_pgn(&refs)
+    record.to_pgn_with_note(&refs, note)
 }
 
 #[cfg(test)]
@@ -100,7 +101,7 @@ mod tests {
             result: "1/2-1/2".into(),
             reason: "agreed".into(),
         });
-        let pgn = game_pgn(&tags, &record);
+        let pgn = game_pgn(&tags, &record, None);
         assert_eq!(
             pgn,
             "[Event \"Club \\\"Open\\\"\"]\n[Site \"Oslo\"]\n[Date \"2026.11.30\"]\n\

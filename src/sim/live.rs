@@ -161,6 +161,25 @@ impl LiveBoard {
     /// last physical change.
     pub fn play(&mut self, m: Move) -> Result<Time, SimError> {
         let changes = self.hand.play(self.now(), m)?;
+        self.send(changes)
+    }
+
+    /// The hand carries the piece on `from` to `to` from now on, whatever the Laws say (an
+    /// illegal move, say), and leaves it there; the game position does not change. Returns
+    /// the virtual time of its last physical change.
+    pub fn misplace(&mut self, from: Square, to: Square) -> Result<Time, SimError> {
+        let changes = self.hand.misplace(self.now(), from, to)?;
+        self.send(changes)
+    }
+
+    /// The hand puts the pieces back as the game position has them, from now on; returns
+    /// the virtual time of its last physical change.
+    pub fn put_right(&mut self) -> Result<Time, SimError> {
+        let changes = self.hand.put_right(self.now())?;
+        self.send(changes)
+    }
+
+    fn send(&self, changes: Vec<super::PhysicalEvent>) -> Result<Time, SimError> {
         let end = changes.last().map_or(self.now(), |e| e.t);
         self.changes
             .send(changes)

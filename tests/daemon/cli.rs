@@ -222,3 +222,190 @@ fn list_says_which_port_has_a_board_and_which_has_none() {
         "{text}"
     );
 }
+
+/// A lichess stand-in on 127.0.0.1 (one thread): every push's Authorization header and body
+/// on the channel, each answered 200.
+fn push_server() -> (String, mpsc::Receiver<(Option<String>, String)>) {
+    use std::io::{Read, Write};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+    let base = format!("http://{}", listener.local_addr().expect("addr"));
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        for stream in listener.incoming() {
+            let Ok(mut stream) = stream else { break };
+            let mut buf = Vec::new();
+            let mut chunk = [0u8; 4096];
+            let (head, length) = loop {
+                if let Some(i) = buf.windows(4).position(|w| w == b"\r\n\r\n") {
+                    let head = String::from_utf8_lossy(&buf[..i + 4]).into_owned();
+                    let length = head
+                        .lines()
+                        .find_map(|l| {
+                            l.to_ascii_lowercase()
+                                .strip_prefix("content-length:")
+                                .map(|v| v.trim().parse::<usize>().unwrap_or(0))
+                        })
+                        .unwrap_or(0);
+                    break (head, length);
+                }
+                match stream.read(&mut chunk) {
+                    Ok(0) | Err(_) => return,
+                    Ok(n) => buf.extend_from_slice(&chunk[..n]),
+                }
+            };
+            let start = head.len();
+            while buf.len() < start + length {
+                match stream.read(&mut chunk) {
+                    Ok(0) | Err(_) => return,
+                    Ok(n) => buf.extend_from_slice(&chunk[..n]),
+                }
+            }
+            let auth = head.lines().find_map(|l| {
+                l.strip_prefix("authorization: ")
+                    .or_else(|| l.strip_prefix("Authorization: "))
+                    .map(str::to_string)
+            });
+            let body = String::from_utf8_lossy(&buf[start..start + length]).into_owned();
+            let reply = "{\"games\":[]}";
+            let _ = write!(
+                stream,
+                "HTTP/1.1 200 OK\r\nConnection: close\r\nContent-Length: {}\r\n\r\n{reply}",
+                reply.len()
+            );
+            if tx.send((auth, body)).is_err() {
+                break;
+            }
+        }
+    });
+    (base, rx)
+}
+
+#[test]
+fn run_pushes_the_rounds_games_to_lichess_with_the_token_from_its_file() {
+    use eboardd::protocol::Protocol;
+    use eboardd::sim::HandOptions;
+    use eboardd::sim::device::BoardOptions;
+    use eboardd::sim::live::LiveBoard;
+
+    let dir = tempfile::tempdir().expect("tempdir");
+    let address = start_bus(dir.path());
+    let token = "lip_CliTestToken_0123456789";
+    let token_file = dir.path().join("lichess.token");
+    std::fs::write(&token_file, format!("{token}\n")).expect("token file");
+    let (base, pushes) = push_server();
+    let options = BoardOptions {
+        clock: false,
+        ..BoardOptions::default()
+    };
+    let mut board = LiveBoard::start(
+        Protocol::Dgt,
+        &options,
+        &shakmaty::Chess::default(),
+        5,
+        HandOptions::plain(),
+        4.0,
+    )
+    .expect("an emulated board");
+    let daemon = Command::new(env!("CARGO_BIN_EXE_eboardd"))
+        .args(["run", "--bus-address", &address, "--state-dir"])
+        .arg(dir.path().join("state"))
+        .args([
+            "--device",
+            board.path(),
+            "--round",
+            "2",
+            "--event",
+            "Club Open",
+        ])
+        .args(["--lichess-round", "abcd1234", "--lichess-url", &base])
+        .arg("--lichess-token-file")
+        .arg(&token_file)
+        .env("EBOARDD_LOG", "trace")
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn eboardd run");
+    let mut daemon = Guard(daemon);
+    let stderr = daemon.0.stderr.take().expect("stderr");
+    let log = std::thread::spawn(move || {
+        let mut text = String::new();
+        let _ = std::io::Read::read_to_string(&mut BufReader::new(stderr), &mut text);
+        text
+    });
+
+    let deadline = Instant::now() + LIMIT;
+    let next = |what: &str| {
+        let left = deadline.saturating_duration_since(Instant::now());
+        pushes
+            .recv_timeout(left)
+            .unwrap_or_else(|_| panic!("{what}: no push within the limit"))
+    };
+    // The game starts when the daemon sees the start position: pushed at once.
+    let (auth, first) = next("the new game");
+    assert_eq!(auth.as_deref(), Some(format!("Bearer {token}").as_str()));
+    assert!(first.contains("[Event \"Club Open\"]\n"), "{first}");
+    assert!(first.contains("[Round \"2.1\"]\n"), "{first}");
+    let m = shakmaty::uci::UciMove::from_ascii(b"e2e4")
+        .expect("uci")
+        .to_move(board.position())
+        .expect("legal");
+    board.play(m).expect("the hand plays");
+    let body = loop {
+        let (_, body) = next("the move");
+        if body.contains("1. e4 *") {
+            break body;
+        }
+    };
+    assert!(body.ends_with("\n\n1. e4 *\n"), "{body}");
+
+    let pid = daemon.0.id().to_string();
+    let killed = Command::new("kill").args(["-TERM", &pid]).status();
+    assert!(killed.is_ok_and(|s| s.success()));
+    let _ = daemon.0.wait();
+    let log = log.join().expect("the log");
+    assert!(log.contains("pushing the round's PGN to lichess"), "{log}");
+    assert!(
+        !log.contains(token),
+        "the token is in the daemon's log:\n{log}"
+    );
+    drop(board);
+}
+
+#[test]
+fn run_with_a_missing_or_empty_lichess_token_file_exits_2_naming_it() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let missing = dir.path().join("no.token");
+    let run = |file: &std::path::Path| {
+        Command::new(env!("CARGO_BIN_EXE_eboardd"))
+            .args(["run", "--lichess-round", "abcd1234", "--lichess-token-file"])
+            .arg(file)
+            .arg("--state-dir")
+            .arg(dir.path().join("state"))
+            .output()
+            .expect("run eboardd")
+    };
+    let out = run(&missing);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains(&format!(
+            "cannot read the lichess token file {}",
+            missing.display()
+        )),
+        "{err}"
+    );
+    let empty = dir.path().join("empty.token");
+    std::fs::write(&empty, "\n").expect("write");
+    let out = run(&empty);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("is empty"), "{err}");
+    // A round needs a token file.
+    let out = Command::new(env!("CARGO_BIN_EXE_eboardd"))
+        .args(["run", "--lichess-round", "abcd1234"])
+        .output()
+        .expect("run eboardd");
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("--lichess-token-file"), "{err}");
+}

@@ -175,3 +175,336 @@ async fn relay_serves_pgn_with_etags_and_streams_events() {
     server.abort();
     daemon.shutdown().await;
 }
+
+/// Polls `path` over HTTP (bounded by the limit) until its body satisfies `done`; the body.
+async fn wait_for_body(
+    addr: std::net::SocketAddr,
+    path: &str,
+    done: impl Fn(&str) -> bool,
+) -> String {
+    let last = std::sync::Mutex::new(String::new());
+    let wait = async {
+        loop {
+            let r = get(addr, path, "").await;
+            if let Some((_, body)) = r.split_once("\r\n\r\n")
+                && done(body)
+            {
+                return body.to_string();
+            }
+            *last.lock().unwrap_or_else(|e| e.into_inner()) = r;
+            tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+        }
+    };
+    match tokio::time::timeout(LIMIT, wait).await {
+        Ok(body) => body,
+        Err(_) => panic!(
+            "{path} not as expected within the limit; the last answer:\n{}",
+            last.lock().unwrap_or_else(|e| e.into_inner())
+        ),
+    }
+}
+
+/// The hand plays `uci` on the live board (legal there).
+fn play(board: &mut eboardd::sim::live::LiveBoard, uci: &str) {
+    let m = shakmaty::uci::UciMove::from_ascii(uci.as_bytes())
+        .expect("uci")
+        .to_move(board.position())
+        .expect("legal on the board");
+    board.play(m).expect("the hand plays");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_illegal_move_is_flagged_in_the_feed_until_put_right_and_the_game_goes_on() {
+    use eboardd::daemon::config::{BoardConfig, ProtocolChoice};
+    use eboardd::protocol::Protocol;
+    use eboardd::sim::HandOptions;
+    use eboardd::sim::device::BoardOptions;
+    use eboardd::sim::live::LiveBoard;
+    use shakmaty::Square;
+
+    let dir = tempfile::tempdir().expect("tempdir");
+    let board_options = BoardOptions {
+        clock: false,
+        ..BoardOptions::default()
+    };
+    let mut board = LiveBoard::start(
+        Protocol::Dgt,
+        &board_options,
+        &shakmaty::Chess::default(),
+        7,
+        HandOptions::plain(),
+        2.0,
+    )
+    .expect("an emulated board");
+    let daemon = Daemon::new(options(
+        &dir.path().join("state"),
+        eboardd::daemon::core::pipeline_factory(),
+    ));
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("bind");
+    let addr = listener.local_addr().expect("addr");
+    let state = RelayState::new();
+    let server = tokio::spawn(eboardd::relay::http::serve(listener, state.clone()));
+    let pgn_dir = dir.path().join("pgn");
+    std::fs::create_dir_all(&pgn_dir).expect("pgn dir");
+    let relay = spawn_pgn_dir(
+        daemon.clone(),
+        PgnDir::new(&pgn_dir, PgnTags::default()).serve(state),
+    );
+    let config = BoardConfig {
+        protocol: ProtocolChoice::Fixed(Protocol::Dgt),
+        ..BoardConfig::for_device(board.path())
+    };
+    daemon.attach(config).await.expect("attach");
+    let served = |body: &str| {
+        let file = std::fs::read_to_string(pgn_dir.join("board-1.pgn")).expect("board-1.pgn");
+        assert_eq!(file, body, "the file and the server say the same");
+        let all = std::fs::read_to_string(pgn_dir.join("games.pgn")).expect("games.pgn");
+        assert_eq!(all, body, "one board: games.pgn is its game");
+    };
+
+    // The game starts when the daemon sees the start position.
+    wait_for_body(addr, "/board/1.pgn", |b| b.ends_with("\n\n*\n")).await;
+    // Each move waits for the one before to be published: the test is not about quick play.
+    for (m, shown) in [
+        ("e2e4", "1. e4 *\n"),
+        ("f7f5", "1. e4 f5 *\n"),
+        ("d1h5", "2. Qh5+ *\n"),
+    ] {
+        play(&mut board, m);
+        wait_for_body(addr, "/board/1.pgn", |b| b.ends_with(shown)).await;
+    }
+    let before = wait_for_body(addr, "/board/1.pgn", |b| b.ends_with("2. Qh5+ *\n")).await;
+
+    // Black answers the check with a7-a6, which leaves the king in check (7.5).
+    board.misplace(Square::A7, Square::A6).expect("misplaced");
+    let flagged = wait_for_body(addr, "/board/1.pgn", |b| b.contains("Illegal move")).await;
+    assert!(
+        flagged.ends_with(
+            "1. e4 f5 2. Qh5+ { Illegal move on the board: a6 (a7a6, Article 7.5). The game\n\
+             goes on once it is corrected. } *\n"
+        ),
+        "published up to the illegal move, flagged on the last legal one:\n{flagged}"
+    );
+    assert_eq!(
+        flagged.split_once("\n\n").map(|p| p.0),
+        before.split_once("\n\n").map(|p| p.0)
+    );
+    served(&flagged);
+
+    // Put right on the board: the flag goes, the game is as before.
+    board.put_right().expect("put right");
+    let corrected = wait_for_body(addr, "/board/1.pgn", |b| !b.contains("Illegal move")).await;
+    assert_eq!(corrected, before);
+    served(&corrected);
+
+    // And the game goes on with the following moves.
+    for (m, shown) in [
+        ("g7g6", "g6 *\n"),
+        ("h5g6", "3. Qxg6+ *\n"),
+        ("h7g6", "hxg6 *\n"),
+    ] {
+        play(&mut board, m);
+        wait_for_body(addr, "/board/1.pgn", |b| b.ends_with(shown)).await;
+    }
+    let after = wait_for_body(addr, "/board/1.pgn", |b| b.contains("hxg6")).await;
+    assert!(
+        after.ends_with("1. e4 f5 2. Qh5+ g6 3. Qxg6+ hxg6 *\n"),
+        "{after}"
+    );
+    served(&after);
+
+    relay.abort();
+    server.abort();
+    daemon.shutdown().await;
+    drop(board);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_round_of_four_emulated_boards_is_four_correct_games_in_board_order() {
+    use eboardd::daemon::config::{BoardConfig, ProtocolChoice};
+    use eboardd::event::GameEvent;
+    use eboardd::game::record::GameRecord;
+    use eboardd::protocol::Protocol;
+    use eboardd::relay::pgn::game_pgn;
+    use eboardd::sim::HandOptions;
+    use eboardd::sim::device::BoardOptions;
+
+    use crate::emulated::EmulatedPty;
+    use crate::emulated_game::{SPEED, play};
+
+    let games = eboardd::sim::pgn::parse_games(
+        "[Event \"a\"]\n\n1. e4 e5 2. Nf3 Nc6 3. Bb5 a6 4. Ba4 Nf6 5. O-O Be7 *\n\n\
+         [Event \"b\"]\n\n1. d4 d5 2. c4 e6 3. Nc3 Nf6 4. Bg5 Be7 *\n\n\
+         [Event \"c\"]\n\n1. e4 Nc6 2. e5 d5 3. exd6 Nf6 4. dxc7 Qxc7 *\n\n\
+         [Event \"d\"]\n\n1. c4 e5 2. Nc3 Nf6 3. g3 d5 4. cxd5 Nxd5 5. Bg2 Nb6 *\n",
+    )
+    .expect("four games");
+    let dir = tempfile::tempdir().expect("tempdir");
+    let pgn_dir = dir.path().join("pgn");
+    std::fs::create_dir_all(&pgn_dir).expect("pgn dir");
+    let round = PgnTags {
+        event: Some("Four Boards".into()),
+        round: Some("3".into()),
+        ..PgnTags::default()
+    };
+    let mut configs = Vec::new();
+    let mut boards = Vec::new();
+    let mut expected = Vec::new();
+    for (i, game) in games.iter().enumerate() {
+        let n = i + 1;
+        let protocol = if i % 2 == 0 {
+            Protocol::Dgt
+        } else {
+            Protocol::Millennium
+        };
+        let board_options = BoardOptions {
+            clock: false,
+            ..BoardOptions::default()
+        };
+        let played = play(
+            game,
+            protocol,
+            n as u64,
+            HandOptions::default(),
+            board_options,
+        );
+        let link = board_link(dir.path(), &format!("board{n}"));
+        boards.push(EmulatedPty::start(
+            &link,
+            played.board,
+            played.perf.timeline.clone(),
+            SPEED,
+            vec![],
+        ));
+        let config = BoardConfig {
+            protocol: ProtocolChoice::Fixed(protocol),
+            white: Some(format!("White {n}")),
+            black: Some(format!("Black {n}")),
+            ..BoardConfig::for_device(&link)
+        };
+        configs.push(config);
+        // What the relay must write for this board: the game played, with its tags.
+        let mut record = GameRecord::default();
+        record.apply(&GameEvent::NewGame {
+            fen: played.perf.truth.start_fen.clone(),
+            chess960: false,
+        });
+        for p in &played.perf.truth.plies {
+            record.apply(&GameEvent::Move {
+                ply: p.ply,
+                uci: p.uci.clone(),
+                san: p.san.clone(),
+                fen: p.fen_after.clone(),
+                clock_ms: None,
+                emt_ms: None,
+            });
+        }
+        let tags = PgnTags {
+            board: Some(n as u32),
+            white: Some(format!("White {n}")),
+            black: Some(format!("Black {n}")),
+            ..round.clone()
+        };
+        expected.push(game_pgn(&tags, &record, None));
+    }
+    let expected = expected.join("\n");
+    let mut opts = options(
+        &dir.path().join("state"),
+        eboardd::daemon::core::pipeline_factory(),
+    );
+    opts.boards = configs.clone();
+    let daemon = Daemon::new(opts);
+    let relay = spawn_pgn_dir(daemon.clone(), PgnDir::new(&pgn_dir, round));
+    for config in configs {
+        daemon.attach(config).await.expect("attach");
+    }
+
+    let path = pgn_dir.join("games.pgn");
+    let wait = async {
+        loop {
+            if std::fs::read_to_string(&path).is_ok_and(|t| t == expected) {
+                return;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+        }
+    };
+    if tokio::time::timeout(LIMIT * 3, wait).await.is_err() {
+        let got = std::fs::read_to_string(&path).unwrap_or_default();
+        panic!("games.pgn:\n{got}\nexpected:\n{expected}");
+    }
+    let all = std::fs::read_to_string(&path).expect("games.pgn");
+    let rounds: Vec<&str> = all
+        .lines()
+        .filter_map(|l| l.strip_prefix("[Round \""))
+        .collect();
+    assert_eq!(rounds, ["3.1\"]", "3.2\"]", "3.3\"]", "3.4\"]"]);
+    for n in 1..=4 {
+        let one = std::fs::read_to_string(pgn_dir.join(format!("board-{n}.pgn"))).expect("board");
+        assert!(all.contains(&one), "board-{n}.pgn is its part of games.pgn");
+    }
+    relay.abort();
+    daemon.shutdown().await;
+    drop(boards);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn after_a_restart_the_feed_starts_from_the_resumed_game_not_from_its_next_move() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let link = board_link(dir.path(), "board0");
+    let mut board = PtyBoard::plug(&link);
+    let state = dir.path().join("state");
+    let pgn_dir = dir.path().join("pgn");
+    std::fs::create_dir_all(&pgn_dir).expect("pgn dir");
+    let config = scripted_board(&link);
+    let daemon = |config: &eboardd::daemon::config::BoardConfig| {
+        let mut opts = options(
+            &state,
+            script_core::factory(Arc::new(Mutex::new(script_core::Seen::default()))),
+        );
+        opts.boards = vec![config.clone()];
+        Daemon::new(opts)
+    };
+
+    // First life, without a relay: three moves, journalled.
+    let first = daemon(&config);
+    first.attach(config.clone()).await.expect("attach");
+    tokio::task::block_in_place(|| board.expect_line("hello", LIMIT));
+    board.send(&format!("board {START}"));
+    for m in ["e2e4", "c7c5", "g1f3"] {
+        board.send(&format!("move {m}"));
+    }
+    let journal = state.join("journal");
+    let wait = async {
+        loop {
+            let text = std::fs::read_dir(&journal)
+                .into_iter()
+                .flatten()
+                .filter_map(Result::ok)
+                .map(|e| std::fs::read_to_string(e.path()).unwrap_or_default())
+                .collect::<String>();
+            if text.contains("g1f3") {
+                return;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+        }
+    };
+    tokio::time::timeout(LIMIT, wait)
+        .await
+        .expect("journalled within the limit");
+    first.shutdown().await;
+
+    // Second life with the relay: the resumed game is published before any new move.
+    let second = daemon(&config);
+    let relay = spawn_pgn_dir(second.clone(), PgnDir::new(&pgn_dir, PgnTags::default()));
+    second.attach(config).await.expect("attach");
+    let resumed = wait_for_file(&pgn_dir.join("games.pgn"), |t| t.contains("1. e4")).await;
+    assert!(resumed.ends_with("\n\n1. e4 c5 2. Nf3 *\n"), "{resumed}");
+    tokio::task::block_in_place(|| board.expect_line("hello", LIMIT));
+    board.send("move d7d6");
+    let after = wait_for_file(&pgn_dir.join("games.pgn"), |t| t.contains("d6")).await;
+    assert!(after.ends_with("\n\n1. e4 c5 2. Nf3 d6 *\n"), "{after}");
+    relay.abort();
+    second.shutdown().await;
+}

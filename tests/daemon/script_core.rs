@@ -195,6 +195,8 @@ impl ScriptCore {
                         detail: rest.get(1..).unwrap_or(&[]).join(" "),
                         claimable: true,
                         square: None,
+                        uci: None,
+                        san: None,
                     },
                 );
             }

@@ -121,6 +121,7 @@ impl Run {
                     detail,
                     claimable,
                     square,
+                    ..
                 } => Some(Seen {
                     ply: *ply,
                     article: article.clone(),

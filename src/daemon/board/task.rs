@@ -312,6 +312,10 @@ impl BoardTask {
                 });
                 None
             }
+            Some(Request::Game(reply)) => {
+                let _ = reply.send(self.game_events.clone());
+                None
+            }
             Some(Request::Command(command, reply)) => {
                 let _ = reply.send(self.carry_out(command));
                 None

@@ -9,7 +9,7 @@
 //! does not decide which move to play, nor when: its caller does (the GUI's move shown on
 //! the board, or the player's own choice).
 
-use shakmaty::{Chess, Move, Position};
+use shakmaty::{Chess, Move, Position, Square};
 
 use super::HandOptions;
 use super::choreo::Choreo;
@@ -86,6 +86,61 @@ impl LiveHand {
         self.position = after;
         Ok(std::mem::take(&mut c.events))
     }
+
+    /// Carries the piece on `from` to `to` (lifting first what stands there) starting at
+    /// `now` at the earliest, whatever the Laws say of it: an illegal move, left on the
+    /// board until [`LiveHand::put_right`]. The game position does not change. Returns the
+    /// physical changes in time order.
+    pub fn misplace(
+        &mut self,
+        now: Time,
+        from: Square,
+        to: Square,
+    ) -> Result<Vec<PhysicalEvent>, SimError> {
+        let c = &mut self.choreo;
+        if c.now < now {
+            c.now = now;
+        }
+        c.part = Part::Illegal;
+        c.human(150.0, 400.0);
+        if c.at(to).is_some() {
+            c.lift(to)?;
+            c.human(150.0, 300.0);
+        }
+        let piece = c.lift(from)?;
+        c.carry(from, to);
+        c.place(to, piece)?;
+        c.part = Part::Move;
+        Ok(std::mem::take(&mut c.events))
+    }
+
+    /// Puts the pieces back as the game position has them, starting at `now` at the
+    /// earliest: first the pieces standing where they should not are lifted, then the
+    /// missing ones placed. Returns the physical changes in time order.
+    pub fn put_right(&mut self, now: Time) -> Result<Vec<PhysicalEvent>, SimError> {
+        let c = &mut self.choreo;
+        if c.now < now {
+            c.now = now;
+        }
+        c.part = Part::Illegal;
+        let target = squares_of(self.position.board());
+        for sq in Square::ALL {
+            if c.at(sq).is_some() && c.at(sq) != target[sq as usize] {
+                c.human(150.0, 300.0);
+                c.lift(sq)?;
+            }
+        }
+        for sq in Square::ALL {
+            if let Some(piece) = target[sq as usize]
+                && c.at(sq).is_none()
+            {
+                c.human(150.0, 300.0);
+                c.place(sq, piece)?;
+            }
+        }
+        c.part = Part::Move;
+        Ok(std::mem::take(&mut c.events))
+    }
 }
 
 #[cfg(test)]
@@ -118,6 +173,38 @@ mod tests {
             hand.position().board().to_string(),
             "rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR"
         );
+    }
+
+    #[test]
+    fn a_misplaced_piece_is_put_right_and_the_game_goes_on() {
+        let mut hand = LiveHand::new(1, HandOptions::plain(), &Chess::default());
+        let start = hand.position().board().to_string();
+        let wrong = hand
+            .misplace(Time::from_millis(500), Square::E1, Square::E2)
+            .expect("misplaced");
+        assert!(wrong.first().is_some_and(|e| e.t >= Time::from_millis(500)));
+        // The pawn lifted, then the king carried onto its square.
+        let squares: Vec<_> = wrong
+            .iter()
+            .map(|e| (e.square, e.piece.is_some()))
+            .collect();
+        assert_eq!(
+            squares,
+            [(Square::E2, false), (Square::E1, false), (Square::E2, true)]
+        );
+        let back = hand.put_right(Time::ZERO).expect("put right");
+        assert!(back.first().is_some_and(|e| e.t > wrong[2].t));
+        let mut board = squares_of(&shakmaty::Board::new());
+        for e in wrong.iter().chain(&back) {
+            board[e.square as usize] = e.piece;
+        }
+        assert_eq!(board, squares_of(&shakmaty::Board::new()));
+        assert_eq!(hand.position().board().to_string(), start);
+        let e4 = UciMove::from_ascii(b"e2e4")
+            .expect("uci")
+            .to_move(hand.position())
+            .expect("legal");
+        assert!(hand.play(Time::ZERO, e4).is_ok());
     }
 
     #[test]
