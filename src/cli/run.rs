@@ -208,7 +208,9 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
         (None, true) => Some(PgnDir::in_memory(round)),
         (None, false) => None,
     };
-    runtime.block_on(serve(options, config, bus, pgn_dir, listen, livechess, push))
+    runtime.block_on(serve(
+        options, config, bus, pgn_dir, listen, livechess, push,
+    ))
 }
 
 /// The push `--lichess-round` and `--lichess-token-file` ask for.
