@@ -290,9 +290,11 @@ async fn serve(
         .await
         .with_context(|| format!("cannot serve {BUS_NAME} on the {bus:?} bus"))?;
     let boards = daemon.boards().await.len();
+    // Listening for the signals before saying ready: a stop right after it is no kill.
+    let stop = stop_signals()?;
     watchdog::notify_ready(&format!("serving {BUS_NAME}, {boards} board(s)"));
     let watchdog = tokio::spawn(watchdog::run_watchdog(daemon.clone()));
-    wait_for_signal().await?;
+    stop.await;
     tracing::info!("stopping");
     watchdog::notify_stopping();
     watchdog.abort();
@@ -313,15 +315,17 @@ async fn serve(
     Ok(())
 }
 
-async fn wait_for_signal() -> anyhow::Result<()> {
+/// Listens for SIGTERM and SIGINT from now on; the future ends at the first of them.
+fn stop_signals() -> anyhow::Result<impl Future<Output = ()>> {
     use tokio::signal::unix::{SignalKind, signal};
     let mut term = signal(SignalKind::terminate())?;
     let mut int = signal(SignalKind::interrupt())?;
-    tokio::select! {
-        _ = term.recv() => {}
-        _ = int.recv() => {}
-    }
-    Ok(())
+    Ok(async move {
+        tokio::select! {
+            _ = term.recv() => {}
+            _ = int.recv() => {}
+        }
+    })
 }
 
 #[cfg(test)]
