@@ -94,7 +94,11 @@ fuzz_target!(|data: &[u8]| {
     let (split_commands, split_used) = decode_commands(bytes, &pieces);
     assert_eq!(commands, split_commands, "pieces changed the commands");
     assert_eq!(used, bytes.len(), "host bytes unaccounted for");
-    assert_eq!(split_used, bytes.len(), "host bytes unaccounted for in pieces");
+    assert_eq!(
+        split_used,
+        bytes.len(),
+        "host bytes unaccounted for in pieces"
+    );
     for decoded in &commands {
         if let DecodedCommand::Command(command) = decoded {
             let encoded = command.to_bytes().expect("decoded commands encode");

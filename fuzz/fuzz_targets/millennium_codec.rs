@@ -122,10 +122,13 @@ fn check<D: Direction>(bytes: &[u8], seed: u16) {
     assert_eq!(left, split_left, "pieces changed the bytes left waiting");
 
     let frame_bytes: usize = frames.iter().map(D::len).sum();
-    assert_eq!(frame_bytes + skipped + left, bytes.len(), "bytes unaccounted for");
+    assert_eq!(
+        frame_bytes + skipped + left,
+        bytes.len(),
+        "bytes unaccounted for"
+    );
 
-    let (small, small_skipped, small_left) =
-        decode::<D>(bytes, &whole, Some(MIN_BUFFER_LIMIT));
+    let (small, small_skipped, small_left) = decode::<D>(bytes, &whole, Some(MIN_BUFFER_LIMIT));
     let small_bytes: usize = small.iter().map(D::len).sum();
     assert_eq!(
         small_bytes + small_skipped + small_left,
@@ -136,7 +139,11 @@ fn check<D: Direction>(bytes: &[u8], seed: u16) {
 
     for frame in &frames {
         for encoded in D::encodings(frame) {
-            assert_eq!(encoded.len(), D::len(frame), "{frame:?} encodes to another length");
+            assert_eq!(
+                encoded.len(),
+                D::len(frame),
+                "{frame:?} encodes to another length"
+            );
             let (back, back_skipped, back_left) = decode::<D>(&encoded, &[encoded.len()], None);
             assert_eq!(back, [frame.clone()], "{frame:?} does not decode back");
             assert_eq!((back_skipped, back_left), (0, 0));

@@ -32,7 +32,10 @@ fuzz_target!(|data: &[u8]| {
     let trace = match parse_trace(text) {
         Ok(trace) => trace,
         Err(TraceError::Malformed { line, message }) => {
-            assert!(line >= 1 && line <= text.lines().count(), "line {line} of {text:?}");
+            assert!(
+                line >= 1 && line <= text.lines().count(),
+                "line {line} of {text:?}"
+            );
             assert!(!message.is_empty());
             return;
         }

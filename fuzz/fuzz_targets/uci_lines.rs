@@ -104,7 +104,11 @@ fuzz_target!(|data: &[u8]| {
             if let Ok(Some(Parsed { command, .. })) = parse_line(line) {
                 let again = render(&command);
                 let back = parse_line(&again).map(|p| p.map(|p| (p.command, p.skipped)));
-                assert_eq!(back, Ok(Some((command, Vec::new()))), "{again:?} from {line:?}");
+                assert_eq!(
+                    back,
+                    Ok(Some((command, Vec::new()))),
+                    "{again:?} from {line:?}"
+                );
             }
             engine.handle_line(line);
         }
