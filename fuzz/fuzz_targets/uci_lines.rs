@@ -7,8 +7,8 @@
 //!
 //! Checked: a command the parser reads, written out plainly, reads back as the same
 //! command; whatever the GUI sends, every line the engine answers is one protocol line
-//! (no line break inside, a UCI engine's first word), and no `info` line comes before the
-//! answer to `uci` is complete (`uciok`).
+//! (no line break or other control character inside, a UCI engine's first word), and no
+//! `info` line comes before the answer to `uci` is complete (`uciok`).
 
 #![no_main]
 
@@ -113,7 +113,7 @@ fuzz_target!(|data: &[u8]| {
             engine.handle_line(line);
         }
         while let Some(out) = engine.poll_line() {
-            assert!(!out.contains(['\n', '\r']), "{out:?}");
+            assert!(!out.contains(char::is_control), "{out:?}");
             let first = out.split(' ').next().unwrap_or_default();
             assert!(FIRST_WORDS.contains(&first), "{out:?}");
             if !greeted {
