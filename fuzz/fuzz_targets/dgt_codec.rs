@@ -81,7 +81,11 @@ fuzz_target!(|data: &[u8]| {
         let encoded = message.to_bytes().expect("decoded messages encode");
         message_bytes += encoded.len();
         let (back, back_skipped, back_left) = decode(&encoded, &[encoded.len()]);
-        assert_eq!(back, [message.clone()], "{message:?} does not decode back");
+        assert_eq!(
+            back,
+            std::slice::from_ref(message),
+            "{message:?} does not decode back"
+        );
         assert_eq!((back_skipped, back_left), (0, 0));
     }
     assert_eq!(
@@ -103,7 +107,11 @@ fuzz_target!(|data: &[u8]| {
         if let DecodedCommand::Command(command) = decoded {
             let encoded = command.to_bytes().expect("decoded commands encode");
             let (back, _) = decode_commands(&encoded, &[encoded.len()]);
-            assert_eq!(back, [decoded.clone()], "{command:?} does not decode back");
+            assert_eq!(
+                back,
+                std::slice::from_ref(decoded),
+                "{command:?} does not decode back"
+            );
         }
     }
 });
