@@ -10,7 +10,7 @@
 //! outage it waits until the host writes again: the daemon's back-off before reopening,
 //! seconds of wall time, would otherwise be a minute of play in scaled time. Likewise
 //! while no host has the port open (the daemon killed and not yet started again). The board
-//! can also fall silent with its port still open ([`EmulatedPty::mute`]).
+//! can also fall silent with its port still open ([`EmulatedPty::mute_at`]).
 
 use std::io::{ErrorKind, Read, Write};
 use std::path::{Path, PathBuf};
@@ -46,6 +46,7 @@ struct Shared {
     stop: AtomicBool,
     unplugged_by_hand: AtomicBool,
     muted: AtomicBool,
+    mute_at: Mutex<Option<Time>>,
     replug_at: Mutex<Option<Time>>,
     inject: Mutex<Vec<u8>>,
     state: Mutex<State>,
@@ -72,6 +73,7 @@ impl EmulatedPty {
             stop: AtomicBool::new(false),
             unplugged_by_hand: AtomicBool::new(false),
             muted: AtomicBool::new(false),
+            mute_at: Mutex::new(None),
             replug_at: Mutex::new(None),
             inject: Mutex::new(Vec::new()),
             state: Mutex::new(State::default()),
@@ -144,11 +146,16 @@ impl EmulatedPty {
             .extend_from_slice(bytes);
     }
 
-    /// The board stops answering with its port still open, as a board whose firmware
-    /// hangs: what it would send is lost and the hand stops playing, until
+    /// When the hand's virtual time reaches `t` (so that it falls between the plies it is
+    /// meant to), the board stops answering with its port still open, as a board whose
+    /// firmware hangs: what it would send is lost and the hand stops playing, until
     /// [`EmulatedPty::unmute`]. It still reads what the host writes.
-    pub fn mute(&self) {
-        self.shared.muted.store(true, Ordering::Relaxed);
+    pub fn mute_at(&self, t: Time) {
+        *self
+            .shared
+            .mute_at
+            .lock()
+            .unwrap_or_else(|e| e.into_inner()) = Some(t);
     }
 
     /// The board answers again; the hand plays on once the host writes again.
@@ -284,6 +291,17 @@ impl Runner {
                     self.plug()?;
                 }
                 _ => {}
+            }
+            {
+                let mut at = self
+                    .shared
+                    .mute_at
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner());
+                if at.is_some_and(|t| t <= now) {
+                    *at = None;
+                    self.shared.muted.store(true, Ordering::Relaxed);
+                }
             }
             let muted = self.shared.muted.load(Ordering::Relaxed);
             if muted {

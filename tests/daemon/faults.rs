@@ -8,6 +8,7 @@ use eboardd::dbus::board_path;
 use eboardd::protocol::Protocol;
 use eboardd::sim::device::BoardOptions;
 use eboardd::sim::{HandOptions, Performance};
+use eboardd::time::Time;
 use zbus::Message;
 
 use crate::emulated::EmulatedPty;
@@ -135,6 +136,16 @@ impl Setup {
     }
 }
 
+/// A moment after ply `ply` ended and before the next one starts, in the hand's time.
+fn between(perf: &Performance, ply: usize) -> Time {
+    let end = perf.truth.plies[ply - 1].move_end;
+    let soon = end + std::time::Duration::from_millis(500);
+    match perf.truth.plies.get(ply) {
+        Some(next) => soon.min(end + (next.move_start - end) / 2),
+        None => soon,
+    }
+}
+
 /// Whether `msg` says the board's link went (`false`) or came back (`true`).
 fn connected_change(msg: &Message) -> Option<bool> {
     if member(msg) != "PropertiesChanged" {
@@ -150,10 +161,13 @@ fn connected_change(msg: &Message) -> Option<bool> {
 
 /// A real game through line faults: a burst of garbage, then truncated messages, then a
 /// long burst ending in truncated messages, then the board falls silent with its port
-/// open. The daemon gives the silent link up, opens the port again, and once the board
+/// open after ply 16. The daemon gives the silent link up, opens the port again, and once the board
 /// answers the game goes on; every move is seen, and the daemon still serves.
 async fn through_faults(protocol: Protocol) {
     let mut s = set_up(protocol, 21).await;
+    // Silent from between plies 16 and 17 on, in the hand's time: whatever the daemon's pace,
+    // no move is half made when the board stops answering.
+    s.board.mute_at(between(&s.perf, 16));
     let mut seen = Vec::new();
     s.until_move(&mut seen, 3).await;
     s.board.inject(&noise(protocol, 7, 40));
@@ -170,7 +184,6 @@ async fn through_faults(protocol: Protocol) {
         "garbage is no reason to drop the link"
     );
 
-    s.board.mute();
     let limit = SILENCE_LIMIT + LIMIT;
     seen.extend(
         s.signals
