@@ -22,9 +22,10 @@ impl Time {
         Time(micros)
     }
 
-    /// A time `ms` milliseconds after the origin.
+    /// A time `ms` milliseconds after the origin (the last time there is, if `ms` is
+    /// later than that).
     pub const fn from_millis(ms: u64) -> Time {
-        Time(ms * 1000)
+        Time(ms.saturating_mul(1000))
     }
 
     /// A time from fractional milliseconds (as written in traces), rounded to the

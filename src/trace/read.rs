@@ -174,7 +174,7 @@ fn parse_data_line(line: &str, line_no: usize) -> Result<Chunk, TraceError> {
     let time_text = fields
         .next()
         .ok_or_else(|| malformed(line_no, "empty data line"))?;
-    let ms = parse_time(time_text).ok_or_else(|| {
+    let t = parse_time(time_text).ok_or_else(|| {
         malformed(
             line_no,
             format!("{time_text:?} is not a time in milliseconds"),
@@ -201,26 +201,45 @@ fn parse_data_line(line: &str, line_no: usize) -> Result<Chunk, TraceError> {
     if bytes.is_empty() {
         return Err(malformed(line_no, "a data line needs at least one byte"));
     }
-    Ok(Chunk {
-        t: Time::from_ms_f64(ms),
-        dir,
-        bytes,
-    })
+    Ok(Chunk { t, dir, bytes })
 }
 
-fn parse_time(text: &str) -> Option<f64> {
-    let (whole, frac) = text.split_once('.').unwrap_or((text, ""));
-    if whole.is_empty() || !whole.bytes().all(|b| b.is_ascii_digit()) {
+/// Milliseconds written as digits with an optional fraction, rounded to the nearest
+/// microsecond; `None` for anything else, and for times past the last [`Time`] there is.
+fn parse_time(text: &str) -> Option<Time> {
+    let (whole, frac) = match text.split_once('.') {
+        Some((whole, frac)) if !frac.is_empty() => (whole, frac),
+        Some(_) => return None,
+        None => (text, ""),
+    };
+    let digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
+    if !digits(whole) || !(frac.is_empty() || digits(frac)) {
         return None;
     }
-    if !frac.bytes().all(|b| b.is_ascii_digit()) || (text.contains('.') && frac.is_empty()) {
-        return None;
+    let ms: u64 = whole.parse().ok()?;
+    // The first three decimals are microseconds; the fourth rounds them.
+    let mut micros = 0;
+    for (i, b) in frac
+        .bytes()
+        .chain(std::iter::repeat(b'0'))
+        .take(4)
+        .enumerate()
+    {
+        let d = u64::from(b - b'0');
+        if i < 3 {
+            micros = micros * 10 + d;
+        } else if d >= 5 {
+            micros += 1;
+        }
     }
-    text.parse::<f64>().ok().filter(|v| v.is_finite())
+    ms.checked_mul(1000)?
+        .checked_add(micros)
+        .map(Time::from_micros)
 }
 
 fn parse_hex_byte(text: &str) -> Option<u8> {
-    if text.len() != 2 {
+    // Two hex digits exactly (`from_str_radix` alone would take "+f" too).
+    if text.len() != 2 || !text.bytes().all(|b| b.is_ascii_hexdigit()) {
         return None;
     }
     u8::from_str_radix(text, 16).ok()

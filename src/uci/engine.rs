@@ -463,8 +463,17 @@ impl Engine {
     }
 
     fn info(&mut self, text: impl AsRef<str>) {
-        // An info string ends at the line's end: keep it on one line.
-        let text = text.as_ref().replace(['\n', '\r'], " ");
+        // An info string ends at the line's end: keep it on one line, and write any other
+        // control character the GUI sent (NUL, ESC…) as an escape, not as itself.
+        let text: String = text
+            .as_ref()
+            .chars()
+            .map(|c| match c {
+                '\n' | '\r' => " ".to_string(),
+                c if c.is_control() => c.escape_default().to_string(),
+                c => c.to_string(),
+            })
+            .collect();
         let line = format!("info string {text}");
         if self.greeted {
             self.out.push_back(line);

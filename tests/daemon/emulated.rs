@@ -9,7 +9,8 @@
 //! starts when the host first writes, so that the daemon sees the whole game, and after an
 //! outage it waits until the host writes again: the daemon's back-off before reopening,
 //! seconds of wall time, would otherwise be a minute of play in scaled time. Likewise
-//! while no host has the port open (the daemon killed and not yet started again).
+//! while no host has the port open (the daemon killed and not yet started again). The board
+//! can also fall silent with its port still open ([`EmulatedPty::mute_at`]).
 
 use std::io::{ErrorKind, Read, Write};
 use std::path::{Path, PathBuf};
@@ -45,6 +46,8 @@ struct Shared {
     stop: AtomicBool,
     held: AtomicBool,
     unplugged_by_hand: AtomicBool,
+    muted: AtomicBool,
+    mute_at: Mutex<Option<Time>>,
     replug_at: Mutex<Option<Time>>,
     inject: Mutex<Vec<u8>>,
     state: Mutex<State>,
@@ -100,6 +103,8 @@ impl EmulatedPty {
             stop: AtomicBool::new(false),
             held: AtomicBool::new(held),
             unplugged_by_hand: AtomicBool::new(false),
+            muted: AtomicBool::new(false),
+            mute_at: Mutex::new(None),
             replug_at: Mutex::new(None),
             inject: Mutex::new(Vec::new()),
             state: Mutex::new(State::default()),
@@ -170,6 +175,23 @@ impl EmulatedPty {
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .extend_from_slice(bytes);
+    }
+
+    /// When the hand's virtual time reaches `t` (so that it falls between the plies it is
+    /// meant to), the board stops answering with its port still open, as a board whose
+    /// firmware hangs: what it would send is lost and the hand stops playing, until
+    /// [`EmulatedPty::unmute`]. It still reads what the host writes.
+    pub fn mute_at(&self, t: Time) {
+        *self
+            .shared
+            .mute_at
+            .lock()
+            .unwrap_or_else(|e| e.into_inner()) = Some(t);
+    }
+
+    /// The board answers again; the hand plays on once the host writes again.
+    pub fn unmute(&self) {
+        self.shared.muted.store(false, Ordering::Relaxed);
     }
 
     /// Pulls the plug (until [`EmulatedPty::plug_at`]).
@@ -310,12 +332,32 @@ impl Runner {
                 }
                 _ => {}
             }
+            {
+                let mut at = self
+                    .shared
+                    .mute_at
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner());
+                if at.is_some_and(|t| t <= now) {
+                    *at = None;
+                    self.shared.muted.store(true, Ordering::Relaxed);
+                }
+            }
+            let muted = self.shared.muted.load(Ordering::Relaxed);
+            if muted {
+                clock.pause();
+            }
             while self.board.poll_timeout() <= now {
                 cursor.advance_to(physical(lead, self.board.poll_timeout()));
                 self.board.handle_timeout(&cursor);
             }
             while let Some(t) = self.board.poll_transmit() {
-                pending.push_back(t);
+                if !muted {
+                    pending.push_back(t);
+                }
+            }
+            if muted {
+                pending.clear();
             }
             while let Some(t) = pending.front().filter(|t| t.end <= now).cloned() {
                 pending.pop_front();
@@ -349,7 +391,9 @@ impl Runner {
             match master.read(&mut buf) {
                 Ok(0) => {}
                 Ok(n) => {
-                    clock.resume();
+                    if !muted {
+                        clock.resume();
+                    }
                     let at = clock.now();
                     while self.board.poll_timeout() <= at {
                         cursor.advance_to(physical(lead, self.board.poll_timeout()));

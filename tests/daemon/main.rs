@@ -5,6 +5,7 @@ mod cli;
 mod emulated;
 mod emulated_game;
 mod emulated_links;
+mod faults;
 mod game;
 mod introspection;
 mod links;

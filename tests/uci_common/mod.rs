@@ -57,6 +57,13 @@ impl Gui {
         stdin.flush().expect("flush");
     }
 
+    /// Writes raw bytes to the engine (not necessarily text, not necessarily a line).
+    pub fn send_raw(&mut self, bytes: &[u8]) {
+        let stdin = self.stdin.as_mut().expect("stdin open");
+        stdin.write_all(bytes).expect("write to the engine");
+        stdin.flush().expect("flush");
+    }
+
     /// Closes the engine's input.
     pub fn close_input(&mut self) {
         self.stdin = None;

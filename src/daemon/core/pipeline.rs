@@ -1,7 +1,9 @@
 //! The production core: [`BoardCore`] (codec, sensed board, tracker) plus what a board on a
 //! live link needs — each protocol's start-up, the DGT keep-alive, DGT clock commands one
 //! at a time ([`ClockQueue`]), the LEDs ([`leds`]), the board's serial number, and for
-//! Millennium the status requests that keep its link honest ([`LinkWatch`]).
+//! Millennium the status requests that keep its link honest ([`LinkWatch`]). A board that
+//! sends nothing for [`SILENCE_LIMIT`] (a DGT board despite the keep-alive, a Millennium
+//! board despite the status requests) is a lost link.
 
 use std::collections::VecDeque;
 use std::time::Duration;
@@ -19,7 +21,7 @@ use crate::tracker::TrackerConfig;
 
 use super::clock::{ClockError, ClockQueue, ClockRequest};
 use super::leds;
-use super::watch::LinkWatch;
+use super::watch::{LinkWatch, SILENCE_LIMIT};
 use super::{CommandError, Core, CoreCommand, CoreSettings};
 use crate::daemon::config::{Laws, TouchMove};
 
@@ -37,6 +39,11 @@ pub struct PipelineCore {
     keepalive: Option<Time>,
     clock: ClockQueue,
     watch: LinkWatch,
+    /// When a DGT board last sent anything. It answers the keep-alive every second, so
+    /// [`SILENCE_LIMIT`] without a byte means the link is gone.
+    heard: Option<Time>,
+    /// Why the DGT link counts as lost.
+    silent: Option<String>,
     serial: Option<String>,
     long_serial: Option<String>,
     version: Option<String>,
@@ -68,6 +75,8 @@ impl PipelineCore {
             keepalive: None,
             clock: ClockQueue::new(),
             watch: LinkWatch::new(),
+            heard: None,
+            silent: None,
             serial: None,
             long_serial: None,
             version: None,
@@ -137,6 +146,8 @@ impl Core for PipelineCore {
                     .extend(dgt::Command::ReturnLongSerialNr.to_bytes().ok());
                 self.clock.restart(now);
                 self.keepalive = Some(now + DGT_KEEPALIVE);
+                self.heard = Some(now);
+                self.silent = None;
             }
             Protocol::Millennium => {
                 self.transmit.extend(millennium::startup_commands());
@@ -146,8 +157,9 @@ impl Core for PipelineCore {
     }
 
     fn handle_input(&mut self, now: Time, bytes: &[u8]) {
-        if self.protocol == Protocol::Millennium {
-            self.watch.input(now);
+        match self.protocol {
+            Protocol::Dgt => self.heard = self.heard.map(|_| now),
+            Protocol::Millennium => self.watch.input(now),
         }
         self.core.handle_input(now, bytes);
         self.take_link_items();
@@ -163,6 +175,13 @@ impl Core for PipelineCore {
         self.clock.handle_timeout(now);
         if self.protocol == Protocol::Millennium {
             self.watch.handle_timeout(now);
+        }
+        if self.heard.is_some_and(|heard| now >= heard + SILENCE_LIMIT) {
+            self.heard = None;
+            self.silent = Some(format!(
+                "the board sent nothing for {} s, not even answers to the keep-alive",
+                SILENCE_LIMIT.as_secs()
+            ));
         }
     }
 
@@ -232,6 +251,7 @@ impl Core for PipelineCore {
             self.keepalive,
             self.clock.poll_timeout(),
             self.watch.poll_timeout(),
+            self.heard.map(|heard| heard + SILENCE_LIMIT),
         ]
         .into_iter()
         .flatten()
@@ -257,7 +277,10 @@ impl Core for PipelineCore {
     }
 
     fn link_lost(&self) -> Option<String> {
-        self.watch.lost().map(str::to_string)
+        self.watch
+            .lost()
+            .or(self.silent.as_deref())
+            .map(str::to_string)
     }
 }
 

@@ -263,6 +263,16 @@ fn garbage_gets_an_info_string_and_the_engine_goes_on() {
 }
 
 #[test]
+fn control_characters_the_gui_sent_are_written_back_as_escapes() {
+    let mut e = greeted();
+    e.handle_line("\u{0}\u{1b}[2J\u{7f}");
+    assert_eq!(
+        infos(&mut e),
+        ["unknown command ignored: \\u{0}\\u{1b}[2J\\u{7f}"]
+    );
+}
+
+#[test]
 fn quit_and_the_end_of_input_both_end_the_engine() {
     let mut e = Engine::new();
     e.handle_line("quit");

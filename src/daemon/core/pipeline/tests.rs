@@ -196,6 +196,36 @@ fn a_millennium_board_is_asked_for_its_status_after_garbage_and_when_quiet() {
 }
 
 #[test]
+fn a_dgt_board_silent_despite_the_keep_alive_is_a_lost_link_and_one_that_answers_is_not() {
+    let mut core = connected_dgt();
+    sent(&mut core);
+    let serial = dgt_message(&BoardMessage::SerialNr("10960".into()));
+    // Answering every keep-alive: never lost.
+    let mut now = Time::ZERO;
+    while now < Time::from_millis(30_000) {
+        now = core.poll_timeout().expect("timer");
+        core.handle_timeout(now);
+        if sent(&mut core).contains(&vec![0x45]) {
+            core.handle_input(now, &serial);
+        }
+        assert_eq!(core.link_lost(), None, "at {now}");
+    }
+    // Then nothing more: lost once the limit is reached, not before.
+    let last = now;
+    while core.link_lost().is_none() {
+        let due = core.poll_timeout().expect("timer");
+        assert!(due <= last + SILENCE_LIMIT, "{due}");
+        core.handle_timeout(due);
+        sent(&mut core);
+        now = due;
+    }
+    assert_eq!(now, last + SILENCE_LIMIT);
+    // Opened again: a fresh start.
+    core.handle_connected(now);
+    assert_eq!(core.link_lost(), None);
+}
+
+#[test]
 fn pipeline_core_announces_a_commanded_new_game() {
     let mut core = PipelineCore::new(Protocol::Millennium, &settings());
     core.handle_command(Time::ZERO, CoreCommand::NewGame(GameSetup::standard()))
