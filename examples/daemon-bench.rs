@@ -22,7 +22,7 @@
 
 use std::collections::HashMap;
 use std::path::PathBuf;
-use std::process::{Command, ExitCode, Stdio};
+use std::process::{ExitCode, Stdio};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -37,7 +37,7 @@ use futures_util::StreamExt;
 
 #[path = "support/bus.rs"]
 mod bus;
-use bus::start_bus;
+use bus::{board_signals, daemon_command, start_bus};
 
 struct Options {
     boards: usize,
@@ -156,12 +156,12 @@ fn run(o: &Options) -> Result<(), String> {
     }
     let config_path = dir.path().join("config.toml");
     std::fs::write(&config_path, config).map_err(|e| e.to_string())?;
-    let mut daemon = Command::new(&o.eboardd);
-    daemon
-        .args(["run", "--bus-address", &address, "--config"])
-        .arg(&config_path)
-        .arg("--state-dir")
-        .arg(dir.path().join("state"));
+    let mut daemon = daemon_command(
+        &o.eboardd,
+        &address,
+        &config_path,
+        &dir.path().join("state"),
+    );
     let pgn_dir = dir.path().join("pgn");
     let relay_addr = if o.relay {
         let port = std::net::TcpListener::bind("127.0.0.1:0")
@@ -209,18 +209,7 @@ fn run(o: &Options) -> Result<(), String> {
     let followed = Arc::clone(&signals);
     let relaying = relay_addr.is_some();
     let result = runtime.block_on(async move {
-        let conn = zbus::connection::Builder::address(address.as_str())
-            .build()
-            .await
-            .map_err(|e| e.to_string())?;
-        let rule = zbus::MatchRule::builder()
-            .msg_type(zbus::message::Type::Signal)
-            .interface("org.eboardd.EBoard1.Board")
-            .build()
-            .map_err(|e| e.to_string())?;
-        let mut stream = zbus::MessageStream::for_match_rule(rule, &conn, None)
-            .await
-            .map_err(|e| e.to_string())?;
+        let (_conn, mut stream) = board_signals(&address, None).await?;
         tokio::spawn(async move {
             while let Some(Ok(msg)) = stream.next().await {
                 let at = Instant::now();

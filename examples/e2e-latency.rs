@@ -19,7 +19,7 @@
 
 use std::collections::HashMap;
 use std::path::PathBuf;
-use std::process::{Command, ExitCode, Stdio};
+use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc;
 use std::sync::{Arc, Mutex};
@@ -36,7 +36,7 @@ use futures_util::StreamExt;
 
 #[path = "support/bus.rs"]
 mod bus;
-use bus::start_bus;
+use bus::{board_signals, daemon_command, device_of, start_bus};
 
 struct Options {
     boards: usize,
@@ -140,15 +140,14 @@ fn run(o: &Options) -> Result<(), String> {
     }
     let config_path = dir.path().join("config.toml");
     std::fs::write(&config_path, config).map_err(|e| e.to_string())?;
-    let mut daemon = Command::new(&o.eboardd)
-        .args(["run", "--bus-address", &address, "--config"])
-        .arg(&config_path)
-        .arg("--state-dir")
-        .arg(dir.path().join("state"))
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .map_err(|e| format!("{}: {e}", o.eboardd.display()))?;
+    let mut daemon = daemon_command(
+        &o.eboardd,
+        &address,
+        &config_path,
+        &dir.path().join("state"),
+    )
+    .spawn()
+    .map_err(|e| format!("{}: {e}", o.eboardd.display()))?;
 
     let signalled = Arc::new(Mutex::new(Vec::<Signalled>::new()));
     let runtime = tokio::runtime::Builder::new_current_thread()
@@ -158,18 +157,7 @@ fn run(o: &Options) -> Result<(), String> {
     let seen = Arc::clone(&signalled);
     let seen_paths = Arc::clone(&signalled);
     let result = runtime.block_on(async move {
-        let conn = zbus::connection::Builder::address(address.as_str())
-            .build()
-            .await
-            .map_err(|e| e.to_string())?;
-        let rule = zbus::MatchRule::builder()
-            .msg_type(zbus::message::Type::Signal)
-            .member("Move")
-            .build()
-            .map_err(|e| e.to_string())?;
-        let mut stream = zbus::MessageStream::for_match_rule(rule, &conn, None)
-            .await
-            .map_err(|e| e.to_string())?;
+        let (conn, mut stream) = board_signals(&address, Some("Move")).await?;
         let listen = async move {
             while let Some(Ok(msg)) = stream.next().await {
                 let at = Instant::now();
@@ -199,18 +187,7 @@ fn run(o: &Options) -> Result<(), String> {
             if devices.contains_key(&path) {
                 continue;
             }
-            let proxy = zbus::Proxy::new(
-                &conn,
-                "org.eboardd.EBoard1",
-                path.clone(),
-                "org.eboardd.EBoard1.Board",
-            )
-            .await
-            .map_err(|e| e.to_string())?;
-            let device: String = proxy
-                .get_property("Device")
-                .await
-                .map_err(|e| e.to_string())?;
+            let device = device_of(&conn, &path).await?;
             devices.insert(path, device);
         }
         Ok::<HashMap<String, String>, String>(devices)

@@ -18,7 +18,7 @@
 
 use std::collections::HashMap;
 use std::path::PathBuf;
-use std::process::{Command, ExitCode, Stdio};
+use std::process::{ExitCode, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -34,7 +34,7 @@ use shakmaty::Square;
 
 #[path = "support/bus.rs"]
 mod bus;
-use bus::start_bus;
+use bus::{board_signals, daemon_command, device_of, start_bus};
 
 struct Options {
     boards: usize,
@@ -263,20 +263,20 @@ fn run(o: &Options) -> Result<bool, String> {
     }
     let config_path = dir.path().join("config.toml");
     std::fs::write(&config_path, config).map_err(|e| e.to_string())?;
-    let mut daemon = Command::new(&o.eboardd)
-        .args(["run", "--bus-address", &address, "--config"])
-        .arg(&config_path)
-        .arg("--state-dir")
-        .arg(dir.path().join("state"))
-        .stdout(Stdio::null())
-        .stderr(match std::env::var_os("SOAK_LOG") {
-            Some(path) => std::fs::File::create(path)
-                .map(Stdio::from)
-                .map_err(|e| e.to_string())?,
-            None => Stdio::null(),
-        })
-        .spawn()
-        .map_err(|e| format!("{}: {e}", o.eboardd.display()))?;
+    let mut daemon = daemon_command(
+        &o.eboardd,
+        &address,
+        &config_path,
+        &dir.path().join("state"),
+    )
+    .stderr(match std::env::var_os("SOAK_LOG") {
+        Some(path) => std::fs::File::create(path)
+            .map(Stdio::from)
+            .map_err(|e| e.to_string())?,
+        None => Stdio::null(),
+    })
+    .spawn()
+    .map_err(|e| format!("{}: {e}", o.eboardd.display()))?;
     let pid = daemon.id();
     let started = Instant::now();
 
@@ -298,18 +298,7 @@ fn run(o: &Options) -> Result<bool, String> {
     let heard = Arc::clone(&said);
     let listed = Arc::clone(&said);
     let (first, devices) = runtime.block_on(async move {
-        let conn = zbus::connection::Builder::address(address.as_str())
-            .build()
-            .await
-            .map_err(|e| e.to_string())?;
-        let rule = zbus::MatchRule::builder()
-            .msg_type(zbus::message::Type::Signal)
-            .interface("org.eboardd.EBoard1.Board")
-            .build()
-            .map_err(|e| e.to_string())?;
-        let mut stream = zbus::MessageStream::for_match_rule(rule, &conn, None)
-            .await
-            .map_err(|e| e.to_string())?;
+        let (conn, mut stream) = board_signals(&address, None).await?;
         tokio::spawn(async move {
             while let Some(Ok(msg)) = stream.next().await {
                 let header = msg.header();
@@ -348,18 +337,7 @@ fn run(o: &Options) -> Result<bool, String> {
             .map(|s| s.keys().cloned().collect())
             .unwrap_or_default();
         for path in known {
-            let proxy = zbus::Proxy::new(
-                &conn,
-                "org.eboardd.EBoard1",
-                path.clone(),
-                "org.eboardd.EBoard1.Board",
-            )
-            .await
-            .map_err(|e| e.to_string())?;
-            let device: String = proxy
-                .get_property("Device")
-                .await
-                .map_err(|e| e.to_string())?;
+            let device = device_of(&conn, &path).await?;
             devices.insert(device, path);
         }
         Ok::<_, String>((first, devices))

@@ -1,4 +1,8 @@
-//! A private D-Bus broker for the examples that measure the daemon.
+//! What the examples that measure the daemon share: a private D-Bus broker, the daemon's
+//! command line, the boards' signals.
+
+// Each example uses what it needs.
+#![allow(dead_code)]
 
 use std::time::Duration;
 
@@ -21,4 +25,62 @@ pub fn start_bus(socket: &std::path::Path) -> Result<String, String> {
     });
     rx.recv_timeout(Duration::from_secs(10))
         .map_err(|e| e.to_string())?
+}
+
+/// The command that runs `eboardd run` on the bus at `address` with the configuration
+/// file `config` and its state in `state`.
+pub fn daemon_command(
+    eboardd: &std::path::Path,
+    address: &str,
+    config: &std::path::Path,
+    state: &std::path::Path,
+) -> std::process::Command {
+    let mut command = std::process::Command::new(eboardd);
+    command
+        .args(["run", "--bus-address", address, "--config"])
+        .arg(config)
+        .arg("--state-dir")
+        .arg(state)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null());
+    command
+}
+
+/// A connection to the bus at `address` and the stream of the boards' signals (only
+/// `member` when given).
+pub async fn board_signals(
+    address: &str,
+    member: Option<&str>,
+) -> Result<(zbus::Connection, zbus::MessageStream), String> {
+    let conn = zbus::connection::Builder::address(address)
+        .build()
+        .await
+        .map_err(|e| e.to_string())?;
+    let mut rule = zbus::MatchRule::builder()
+        .msg_type(zbus::message::Type::Signal)
+        .interface("org.eboardd.EBoard1.Board");
+    if let Some(member) = member {
+        rule = rule.member(member);
+    }
+    let rule = rule.build().map_err(|e| e.to_string())?;
+    let stream = zbus::MessageStream::for_match_rule(rule, &conn, None)
+        .await
+        .map_err(|e| e.to_string())?;
+    Ok((conn, stream))
+}
+
+/// The device a board object (`/org/eboardd/EBoard1/Board/N`) reads.
+pub async fn device_of(conn: &zbus::Connection, path: &str) -> Result<String, String> {
+    let proxy = zbus::Proxy::new(
+        conn,
+        "org.eboardd.EBoard1",
+        path.to_string(),
+        "org.eboardd.EBoard1.Board",
+    )
+    .await
+    .map_err(|e| e.to_string())?;
+    proxy
+        .get_property("Device")
+        .await
+        .map_err(|e| e.to_string())
 }
