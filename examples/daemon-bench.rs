@@ -154,14 +154,7 @@ fn run(o: &Options) -> Result<(), String> {
             let _ = pty.run(&timeline, Time::from_micros(u64::MAX / 2), &stop);
         }));
     }
-    let config_path = dir.path().join("config.toml");
-    std::fs::write(&config_path, config).map_err(|e| e.to_string())?;
-    let mut daemon = daemon_command(
-        &o.eboardd,
-        &address,
-        &config_path,
-        &dir.path().join("state"),
-    );
+    let mut daemon = daemon_command(&o.eboardd, &address, dir.path(), &config)?;
     let pgn_dir = dir.path().join("pgn");
     let relay_addr = if o.relay {
         let port = std::net::TcpListener::bind("127.0.0.1:0")

@@ -138,16 +138,9 @@ fn run(o: &Options) -> Result<(), String> {
             let _ = pty.run(&timeline, Time::from_micros(u64::MAX / 2), &stop);
         }));
     }
-    let config_path = dir.path().join("config.toml");
-    std::fs::write(&config_path, config).map_err(|e| e.to_string())?;
-    let mut daemon = daemon_command(
-        &o.eboardd,
-        &address,
-        &config_path,
-        &dir.path().join("state"),
-    )
-    .spawn()
-    .map_err(|e| format!("{}: {e}", o.eboardd.display()))?;
+    let mut daemon = daemon_command(&o.eboardd, &address, dir.path(), &config)?
+        .spawn()
+        .map_err(|e| format!("{}: {e}", o.eboardd.display()))?;
 
     let signalled = Arc::new(Mutex::new(Vec::<Signalled>::new()));
     let runtime = tokio::runtime::Builder::new_current_thread()

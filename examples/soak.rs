@@ -261,22 +261,15 @@ fn run(o: &Options) -> Result<bool, String> {
         boards.push((pty, tournament, until));
         expected.push(truth);
     }
-    let config_path = dir.path().join("config.toml");
-    std::fs::write(&config_path, config).map_err(|e| e.to_string())?;
-    let mut daemon = daemon_command(
-        &o.eboardd,
-        &address,
-        &config_path,
-        &dir.path().join("state"),
-    )
-    .stderr(match std::env::var_os("SOAK_LOG") {
-        Some(path) => std::fs::File::create(path)
-            .map(Stdio::from)
-            .map_err(|e| e.to_string())?,
-        None => Stdio::null(),
-    })
-    .spawn()
-    .map_err(|e| format!("{}: {e}", o.eboardd.display()))?;
+    let mut daemon = daemon_command(&o.eboardd, &address, dir.path(), &config)?
+        .stderr(match std::env::var_os("SOAK_LOG") {
+            Some(path) => std::fs::File::create(path)
+                .map(Stdio::from)
+                .map_err(|e| e.to_string())?,
+            None => Stdio::null(),
+        })
+        .spawn()
+        .map_err(|e| format!("{}: {e}", o.eboardd.display()))?;
     let pid = daemon.id();
     let started = Instant::now();
 

@@ -28,22 +28,24 @@ pub fn start_bus(socket: &std::path::Path) -> Result<String, String> {
 }
 
 /// The command that runs `eboardd run` on the bus at `address` with the configuration
-/// file `config` and its state in `state`.
+/// `config`, written to `dir`/config.toml, and its state in `dir`/state.
 pub fn daemon_command(
     eboardd: &std::path::Path,
     address: &str,
-    config: &std::path::Path,
-    state: &std::path::Path,
-) -> std::process::Command {
+    dir: &std::path::Path,
+    config: &str,
+) -> Result<std::process::Command, String> {
+    let config_path = dir.join("config.toml");
+    std::fs::write(&config_path, config).map_err(|e| format!("{}: {e}", config_path.display()))?;
     let mut command = std::process::Command::new(eboardd);
     command
         .args(["run", "--bus-address", address, "--config"])
-        .arg(config)
+        .arg(&config_path)
         .arg("--state-dir")
-        .arg(state)
+        .arg(dir.join("state"))
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::null());
-    command
+    Ok(command)
 }
 
 /// A connection to the bus at `address` and the stream of the boards' signals (only
