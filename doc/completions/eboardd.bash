@@ -103,7 +103,7 @@ _eboardd() {
             return 0
             ;;
         eboardd__subcmd__bench)
-            opts="-h --megabytes --pgn --games --seeds --protocol --hand --verbose --settle-ms --keep-failures --help codec traces accuracy laws"
+            opts="-h --megabytes --pgn --games --seeds --protocol --hand --hand-speed --verbose --settle-ms --keep-failures --help codec traces accuracy laws"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -131,6 +131,10 @@ _eboardd() {
                     ;;
                 --hand)
                     COMPREPLY=($(compgen -W "default torture" -- "${cur}"))
+                    return 0
+                    ;;
+                --hand-speed)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --settle-ms)

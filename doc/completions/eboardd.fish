@@ -141,6 +141,7 @@ millennium\t'Millennium boards'
 both\t'Both'"
 complete -c eboardd -n "__fish_eboardd_using_subcommand bench" -l hand -d 'How the hand plays' -r -f -a "default\t'As people at a tournament board do'
 torture\t'Fast, with many slides, quick replies, flicker and touches (no takebacks or illegal moves, which have no single right answer to score against)'"
+complete -c eboardd -n "__fish_eboardd_using_subcommand bench" -l hand-speed -d 'Divide the hand\'s thinking and motions by this (1: as people play; the torture hand\'s own speed is multiplied by it)' -r
 complete -c eboardd -n "__fish_eboardd_using_subcommand bench" -l settle-ms -d 'eboardd\'s settle window in milliseconds (`accuracy`, `traces`; default: the tracker\'s)' -r
 complete -c eboardd -n "__fish_eboardd_using_subcommand bench" -l keep-failures -d 'Write every trace not reconstructed exactly to this folder, with its truth beside it (`NAME.trace`, `NAME.json`), to replay and debug' -r -F
 complete -c eboardd -n "__fish_eboardd_using_subcommand bench" -l verbose -d 'Print every game that is not reconstructed exactly (`laws`: every observation missed and every false report)'

@@ -40,6 +40,10 @@ pub struct AccuracyArgs {
     /// How the hand plays.
     #[arg(long, value_enum, default_value_t = HandStyle::Default)]
     pub hand: HandStyle,
+    /// Divide the hand's thinking and motions by this (1: as people play; the torture
+    /// hand's own speed is multiplied by it).
+    #[arg(long, value_name = "FACTOR", default_value_t = 1.0)]
+    pub hand_speed: f64,
     /// Print every game that is not reconstructed exactly (`laws`: every observation
     /// missed and every false report).
     #[arg(long)]
@@ -129,6 +133,13 @@ pub(super) fn run(args: &AccuracyArgs) -> anyhow::Result<()> {
             ..HandOptions::torture()
         },
     };
+    if !(args.hand_speed.is_finite() && args.hand_speed > 0.0) {
+        anyhow::bail!("--hand-speed: a positive number, not {}", args.hand_speed);
+    }
+    let hand = {
+        let speed = hand.speed * args.hand_speed;
+        hand.with_speed(speed)
+    };
     let ours = ours(args.settle_ms);
     let peers = CoreConfig {
         reconstruction: Reconstruction::StillBoard {
@@ -137,11 +148,12 @@ pub(super) fn run(args: &AccuracyArgs) -> anyhow::Result<()> {
         ..CoreConfig::default()
     };
     println!(
-        "accuracy: {} games x {} hand(s) x {} board type(s), hand {:?}, eboardd settle {} ms",
+        "accuracy: {} games x {} hand(s) x {} board type(s), hand {:?} at speed {}, eboardd settle {} ms",
         games.len(),
         args.seeds,
         protocols.len(),
         args.hand,
+        hand.speed,
         ours.tracker.settle.as_millis()
     );
     let started = Instant::now();
