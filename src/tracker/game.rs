@@ -6,8 +6,7 @@
 //! how moves are recognised, of time sources, or of IO.
 
 use shakmaty::{
-    Board, CastlingMode, Chess, Color, EnPassantMode, Move, Piece, Position, Square,
-    fen::Fen,
+    Board, CastlingMode, Chess, Color, Move, Piece, Position, Square,
     san::{San, SanPlus, Suffix},
 };
 
@@ -125,11 +124,7 @@ impl Game {
         let mut text = String::with_capacity(8);
         SanPlus { san, suffix }.append_to_string(&mut text);
         let san = text;
-        let fen = if self.start.chess960 {
-            Fen::from_position(&after, EnPassantMode::Legal).to_string()
-        } else {
-            standard_fen(&after)
-        };
+        let fen = fen_of(&after);
         self.positions.truncate(self.plies.len() + 1);
         self.positions.push(after);
         self.plies.push(Ply {
@@ -185,10 +180,10 @@ impl Game {
     }
 }
 
-/// The FEN of a standard-chess position, written directly (the same text as shakmaty's
-/// `Fen` with legal en passant squares, in a fraction of the time).
-pub fn standard_fen(pos: &Chess) -> String {
-    use shakmaty::{CastlingSide, Role};
+/// The FEN of a position, standard chess or Chess960, written directly: the same text as
+/// shakmaty's `Fen` with legal en passant squares, in a fraction of the time.
+pub fn fen_of(pos: &Chess) -> String {
+    use shakmaty::Role;
     let board = pos.board();
     // The letter on each square, filled from the piece sets (no per-square lookups).
     let mut letters = [0u8; 64];
@@ -226,16 +221,28 @@ pub fn standard_fen(pos: &Chess) -> String {
     } else {
         b" b "
     });
-    let castles = pos.castles();
+    // Castling rights as X-FEN writes them: K/Q (k/q) for the outermost rook on its side
+    // of the king, else the rook's file, from the h-file down, White first.
+    let rights = pos.castles().castling_rights();
     let len = out.len();
-    for (color, side, c) in [
-        (Color::White, CastlingSide::KingSide, b'K'),
-        (Color::White, CastlingSide::QueenSide, b'Q'),
-        (Color::Black, CastlingSide::KingSide, b'k'),
-        (Color::Black, CastlingSide::QueenSide, b'q'),
-    ] {
-        if castles.has(color, side) {
-            out.push(c);
+    for color in Color::ALL {
+        let king = board
+            .king_of(color)
+            .filter(|k| k.rank() == color.backrank());
+        let rooks = board.by_piece(color.rook()) & color.backrank();
+        for rook in (rights & color.backrank()).into_iter().rev() {
+            let letter = if Some(rook) == rooks.first() && king.is_some_and(|k| rook < k) {
+                b'Q'
+            } else if Some(rook) == rooks.last() && king.is_some_and(|k| k < rook) {
+                b'K'
+            } else {
+                b'A' + rook.file() as u8
+            };
+            out.push(if color == Color::White {
+                letter
+            } else {
+                letter.to_ascii_lowercase()
+            });
         }
     }
     if out.len() == len {
@@ -276,10 +283,10 @@ fn push_number(out: &mut Vec<u8>, n: u32) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use shakmaty::uci::UciMove;
+    use shakmaty::{EnPassantMode, fen::Fen, uci::UciMove};
 
     #[test]
-    fn standard_fen_matches_shakmaty() {
+    fn fen_of_matches_shakmaty() {
         let mut pos = Chess::default();
         for u in [
             "e2e4", "d7d5", "e4e5", "f7f5", "e5f6", "g8f6", "g1f3", "b8c6", "f1b5", "c8d7", "e1g1",
@@ -292,8 +299,40 @@ mod tests {
                 .unwrap_or_else(|| panic!("{u} illegal"));
             pos.play_unchecked(m);
             assert_eq!(
-                standard_fen(&pos),
+                fen_of(&pos),
                 Fen::from_position(&pos, EnPassantMode::Legal).to_string()
+            );
+        }
+    }
+
+    #[test]
+    fn fen_of_matches_shakmaty_in_chess960() {
+        use shakmaty::CastlingMode;
+        // Rooks on b1 and g1 (not the corners), then on the corners' other side after
+        // castling and rook moves, with rights lost one by one.
+        let start: Fen = "1rk3r1/pppppppp/8/8/8/8/PPPPPPPP/1RK3R1 w KQkq - 0 1"
+            .parse()
+            .expect("a FEN");
+        let mut pos: Chess = start
+            .into_position(CastlingMode::Chess960)
+            .expect("a position");
+        assert_eq!(
+            fen_of(&pos),
+            Fen::from_position(&pos, EnPassantMode::Legal).to_string()
+        );
+        for u in [
+            "h2h4", "a7a5", "g1h1", "b8a8", "h1h3", "c8g8", "c1b1", "a8a6",
+        ] {
+            let m = u
+                .parse::<UciMove>()
+                .ok()
+                .and_then(|m| m.to_move(&pos).ok())
+                .unwrap_or_else(|| panic!("{u} illegal"));
+            pos.play_unchecked(m);
+            assert_eq!(
+                fen_of(&pos),
+                Fen::from_position(&pos, EnPassantMode::Legal).to_string(),
+                "after {u}"
             );
         }
     }
