@@ -243,3 +243,111 @@ fn a_later_ply_does_not_start_a_scan_before_the_one_it_follows() {
     assert_eq!(run.final_uci(), ["d8b6", "e3b6", "d7b6"], "{}", run.lines());
     assert_eq!(run.count("retract"), 0, "{}", run.lines());
 }
+
+#[test]
+fn a_slide_is_not_the_move_when_its_last_square_came_a_scan_after_the_opponent_reached_out() {
+    // 3. a3 d6 4. a4 played fast: the board reports a2 emptied, Black's lift of d7, a3,
+    // d6, a3 emptied, then a4. 3. a4 (sliding over a3) and 3...d6 explain the same board
+    // with a ply fewer, but then Black would have lifted d7 over a scan before White's
+    // pawn arrived on a4: the pawn stopped on a3.
+    let s = open_game()
+        .lift("a2")
+        .wait(186.0)
+        .lift("d7")
+        .wait(60.0)
+        .place("a3", 'P')
+        .wait(34.0)
+        .place("d6", 'p')
+        .wait(184.0)
+        .lift("a3")
+        .wait(247.0)
+        .place("a4", 'P')
+        .wait(600.0);
+    let run = run_script_with(scanning(), &Board::new(), &s);
+    assert_eq!(
+        run.final_uci()[4..],
+        ["a2a3", "d7d6", "a3a4"],
+        "{}",
+        run.lines()
+    );
+    assert_eq!(run.count("retract"), 0, "{}", run.lines());
+}
+
+#[test]
+fn plies_keep_their_order_across_more_than_one_ply() {
+    // 3. a3 h6 4. b3 played fast: a2 lifted, a3, h7 lifted, b2 lifted, b3, and only then
+    // h6. 3. b3 h6 4. a3 ends in the same position and each ply of it starts within a
+    // scan of the one before, but it would have White's a-pawn lifted 419 ms before the
+    // b-pawn that came first.
+    let s = open_game()
+        .lift("a2")
+        .wait(175.0)
+        .place("a3", 'P')
+        .wait(37.0)
+        .lift("h7")
+        .wait(207.0)
+        .lift("b2")
+        .wait(5.0)
+        .place("b3", 'P')
+        .wait(26.0)
+        .place("h6", 'p')
+        .wait(600.0);
+    let run = run_script_with(scanning(), &Board::new(), &s);
+    assert_eq!(
+        run.final_uci()[4..],
+        ["a2a3", "h7h6", "b2b3"],
+        "{}",
+        run.lines()
+    );
+    assert_eq!(run.count("retract"), 0, "{}", run.lines());
+}
+
+#[test]
+fn a_piece_the_sensor_loses_after_its_move_does_not_hold_the_game_up() {
+    // 5. O-O king first, the board reporting g1 empty again before the rook lands on f1
+    // although the king stands there, and Black playing 5...d6: the castling is confirmed
+    // when Black reaches out, not once the lost square has stood wrong long enough to be
+    // tolerated as a stale sensor.
+    let fen = "r1bqk2r/pppp1ppp/2n2n2/2b1p3/2B1P3/5N2/PPPP1PPP/RNBQK2R w KQkq - 6 5";
+    let (cfg, first) = set_up(fen, scanning());
+    let s = Script::new()
+        .lift("e1")
+        .wait(200.0)
+        .place("g1", 'K')
+        .wait(100.0)
+        .lift("h1")
+        .wait(150.0)
+        .lift("g1")
+        .wait(50.0)
+        .place("f1", 'R')
+        .wait(300.0)
+        .lift("d7")
+        .wait(200.0)
+        .place("d6", 'p')
+        .wait(6000.0);
+    let run = run_script_with(cfg, &first, &s);
+    assert_eq!(confirm_time(&run, "e1g1"), 1800.0, "{}", run.lines());
+    assert_eq!(run.final_uci(), ["e1g1", "d7d6"], "{}", run.lines());
+}
+
+#[test]
+fn a_slide_s_transit_square_emptied_is_no_lost_piece() {
+    // 3. Bb5 sliding f1-e2-b5 and Black reaching out just before the board reports b5:
+    // the bishop seen on e2 and then gone was on its way, so e2 is never confirmed.
+    let s = open_game()
+        .place("e2", 'B')
+        .wait(28.0)
+        .lift("f1")
+        .wait(183.0)
+        .lift("e2")
+        .wait(295.0)
+        .lift("g8")
+        .wait(73.0)
+        .place("b5", 'B')
+        .wait(427.0)
+        .place("f6", 'n')
+        .wait(600.0);
+    let run = run_script_with(scanning(), &Board::new(), &s);
+    assert_eq!(run.final_uci()[4..], ["f1b5", "g8f6"], "{}", run.lines());
+    assert_eq!(run.count("retract"), 0, "{}", run.lines());
+}

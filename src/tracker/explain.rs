@@ -50,6 +50,8 @@ pub struct Evidence {
     pub seen: [u16; 64],
     /// When each square last changed.
     pub changed_at: [Option<Time>; 64],
+    /// When each square first received a piece.
+    pub first_placed_at: [Option<Time>; 64],
     /// Squares whose last change came in a whole-board report: it happened at some time
     /// before (taken as the earliest) and nothing of it could be seen as it happened.
     pub whole: Bitboard,
@@ -62,6 +64,7 @@ impl Default for Evidence {
             lifted_at: [None; 64],
             seen: [0; 64],
             changed_at: [None; 64],
+            first_placed_at: [None; 64],
             whole: Bitboard::EMPTY,
         }
     }
@@ -93,7 +96,17 @@ impl Evidence {
         if let Some(p) = ev.after {
             self.placed.add(ev.square);
             self.seen[i] |= piece_bit(p);
+            self.first_placed_at[i].get_or_insert(t);
         }
+    }
+
+    /// The earliest time a ply that puts pieces on `squares`, which no later ply touches,
+    /// can have ended: the first report of a piece on each; unknown if there is none.
+    fn earliest_end(&self, squares: Bitboard) -> Option<Time> {
+        squares
+            .into_iter()
+            .filter_map(|sq| self.first_placed_at[sq.to_usize()])
+            .max()
     }
 
     /// When the move began: the first lift of a moving piece or of the piece it takes.
@@ -199,8 +212,11 @@ const MAX_UNSEEN: u8 = 1;
 struct Path {
     /// Plies before this one.
     depth: usize,
-    /// When the previous ply began, if known.
+    /// When the latest of the earlier plies began, if known.
     prev_start: Option<Time>,
+    /// For each earlier ply: the squares it puts a piece on, the squares it touches, and
+    /// the latest time it can have begun.
+    plies: [(Bitboard, Bitboard, Option<Time>); MAX_PLIES],
     /// See [`Candidate::first_moves_on`].
     first_moves_on: Option<Time>,
     /// See [`Candidate::unseen`].
@@ -688,6 +704,7 @@ pub fn explain(base: &BaseMoves, sight: &Sight<'_>, max_plies: usize, out: &mut 
     let first = Path {
         depth: 0,
         prev_start: None,
+        plies: [(Bitboard::EMPTY, Bitboard::EMPTY, None); MAX_PLIES],
         first_moves_on: None,
         unseen: 0,
         max_unseen: 0,
@@ -780,6 +797,29 @@ fn may_be_taken(e: &Effect, squares: Bitboard, differs: Bitboard) -> bool {
     })
 }
 
+/// Whether every ply of a sequence can have ended before the later ones began: a ply's
+/// pieces are put down before the opponent reaches out, and a report is at most the
+/// board's sensor lag late. Only squares no later ply touches are judged, where the first
+/// piece reported is the earliest this ply can have put its own down.
+fn ends_in_turn(plies: &[(Bitboard, Bitboard, Option<Time>)], sight: &Sight<'_>) -> bool {
+    let mut later_touched = Bitboard::EMPTY;
+    let mut later_start: Option<Time> = None;
+    for &(to, touched, start) in plies.iter().rev() {
+        if let Some(ls) = later_start
+            && let Some(end) = sight.evidence.earliest_end(to & !later_touched)
+            && end > ls + sight.order_slack
+        {
+            return false;
+        }
+        later_touched |= touched;
+        later_start = match (later_start, start) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        };
+    }
+    true
+}
+
 /// Takes `e`, the move at `index` of `base`, as the ply at `path.depth`.
 #[allow(clippy::too_many_arguments)]
 fn step(
@@ -813,8 +853,15 @@ fn step(
         return;
     }
     prefix[depth] = Some(e.mv);
+    let mut plies = path.plies;
+    // The latest time the ply can have begun: unknown if a lift came in a whole-board report.
+    let latest_start = start.filter(|_| ((e.from | e.taken) & sight.evidence.whole).is_empty());
+    plies[depth] = (e.to, e.touched, latest_start);
     let fit = sight.fit(base.pos.board(), d_full, e);
-    if fit.started && fit.unexplained.count() as u32 <= MAX_COST {
+    if fit.started
+        && fit.unexplained.count() as u32 <= MAX_COST
+        && (depth == 0 || ends_in_turn(&plies[..=depth], sight))
+    {
         out.push(Candidate {
             moves: *prefix,
             len: (depth + 1) as u8,
@@ -844,7 +891,9 @@ fn step(
         {
             let deeper = Path {
                 depth: depth + 1,
-                prev_start: start.or(prev_start),
+                // Each ply starts after every earlier one did: keep the latest start.
+                prev_start: start.max(prev_start),
+                plies,
                 first_moves_on: path.first_moves_on,
                 unseen,
                 max_unseen: path.max_unseen,

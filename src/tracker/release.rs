@@ -90,6 +90,25 @@ pub fn decide(cands: &[Candidate], t: Timing) -> Verdict {
         for c in cheapest.filter(|c| c.vanished == most) {
             common &= c.unexplained;
         }
+        // A sensor that lost a piece after it was put down must not hold the game up: when
+        // the best explanations leave only such squares, the opponent has moved on since and
+        // the piece cannot be moving on, the ply they agree on is confirmed (the lost square
+        // waits to be put right or tolerated as a stale sensor).
+        if u32::from(most) == best_cost {
+            let lost = |c: &Candidate| c.cost() == best_cost && c.vanished == most;
+            if let Some(len) = min_len(cands, lost).filter(|&len| len >= 2)
+                && let (Some(m), _) = agree(cands, lost, len)
+            {
+                // Unless the lost piece may have been moving on along its line (a
+                // slide's transit square looks the same).
+                if !cands
+                    .iter()
+                    .any(|c| lost(c) && c.len == len && c.first_moves_on.is_some())
+                {
+                    return Verdict::Confirm(m);
+                }
+            }
+        }
         return Verdict::Unexplained(common);
     }
     // Of the explanations that leave nothing unexplained, those that need the fewest pieces
