@@ -334,3 +334,145 @@ async fn a_daemon_killed_with_sigkill_at_seeded_moments_loses_and_repeats_no_mov
     assert_eq!(journalled, (1..=plies).collect::<Vec<_>>(), "{points:?}");
     drop(daemon);
 }
+
+/// Starts `eboardd run` on the bus at `address` with files limited to `fsize` bytes
+/// (`RLIMIT_FSIZE`, `SIGXFSZ` ignored: a write past the limit fails with `EFBIG`, as on a
+/// disk that is full); its standard error is collected in `log`.
+fn spawn_limited(
+    address: &str,
+    state: &std::path::Path,
+    link: &std::path::Path,
+    fsize: u64,
+    log: std::sync::Arc<std::sync::Mutex<String>>,
+) -> crate::emulated_links::Guard {
+    use std::io::BufRead;
+    use std::os::unix::process::CommandExt;
+    let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_eboardd"));
+    command
+        .args(["run", "--bus-address", address, "--state-dir"])
+        .arg(state)
+        .arg("--device")
+        .arg(link)
+        .env("EBOARDD_LOG", "info")
+        .env_remove("JOURNAL_STREAM")
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped());
+    // SAFETY: between fork and exec only async-signal-safe calls (signal, setrlimit).
+    unsafe {
+        command.pre_exec(move || {
+            libc::signal(libc::SIGXFSZ, libc::SIG_IGN);
+            let limit = libc::rlimit {
+                rlim_cur: fsize,
+                rlim_max: libc::RLIM_INFINITY,
+            };
+            if libc::setrlimit(libc::RLIMIT_FSIZE, &limit) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+    let mut child = command.spawn().expect("spawn eboardd run");
+    let stderr = child.stderr.take().expect("stderr");
+    std::thread::spawn(move || {
+        for line in std::io::BufReader::new(stderr)
+            .lines()
+            .map_while(Result::ok)
+        {
+            let mut log = log.lock().unwrap_or_else(|e| e.into_inner());
+            log.push_str(&line);
+            log.push('\n');
+        }
+    });
+    crate::emulated_links::Guard(child)
+}
+
+/// Lifts a running process's file size limit.
+fn lift_fsize_limit(pid: u32) {
+    let unlimited = libc::rlimit {
+        rlim_cur: libc::RLIM_INFINITY,
+        rlim_max: libc::RLIM_INFINITY,
+    };
+    let pid = libc::pid_t::try_from(pid).expect("pid");
+    // SAFETY: plain system call on a process of ours; no old limit is read back.
+    let done = unsafe { libc::prlimit(pid, libc::RLIMIT_FSIZE, &unlimited, std::ptr::null_mut()) };
+    assert_eq!(done, 0, "prlimit: {}", std::io::Error::last_os_error());
+}
+
+/// The daemon's journal fills up the room it has (files are limited to 2 kB: every write
+/// past that fails, as on a full disk) while a real game is played. The daemon goes on:
+/// every move is still confirmed and served, the error is logged once, clearly; once there
+/// is room again the next move writes the whole game to the journal, which is said too;
+/// and a daemon killed then and started again resumes the game from it, to the end.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_journal_on_a_full_disk_keeps_the_game_in_memory_and_catches_up_when_there_is_room() {
+    const ROOM: u64 = 2048;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let address = start_bus(dir.path());
+    let state = dir.path().join("state");
+    let link = board_link(dir.path(), "dgt0");
+    let played = play(
+        &opera(),
+        Protocol::Dgt,
+        21,
+        HandOptions::default(),
+        BoardOptions::default(),
+    );
+    let perf = played.perf;
+    let truth = truth_sans(&perf);
+    let conn = client(&address).await;
+    let mut signals = Signals::record(&conn).await;
+    let _board = EmulatedPty::start(&link, played.board, perf.timeline.clone(), SPEED, vec![]);
+    let log = std::sync::Arc::new(std::sync::Mutex::new(String::new()));
+    let logged = || log.lock().map(|l| l.clone()).unwrap_or_default();
+    let daemon = spawn_limited(&address, &state, &link, ROOM, log.clone());
+    let proxy = board_proxy(&conn, board_path(0)).await;
+    let journal = state.join("journal").join(format!(
+        "{}.jsonl",
+        eboardd::daemon::journal::board_key(&link)
+    ));
+
+    // Full: the moves go on, the journal stops short of them.
+    signals.until(game_limit(&perf), |m| is_move(m, 14)).await;
+    let ply = proxy.ply().await.expect("Ply");
+    assert!(ply >= 14);
+    assert_eq!(
+        pgn_sans(&proxy.pgn().await.expect("Pgn"))[..],
+        truth[..ply as usize]
+    );
+    let on_disk = journalled_plies(&state, &link);
+    assert!(
+        std::fs::metadata(&journal).expect("journal").len() <= ROOM && (on_disk.len() as u32) < ply,
+        "the disk took {on_disk:?}"
+    );
+    let refused = "the game goes on in memory and is written again once the disk takes it";
+    let log_now = logged();
+    assert_eq!(log_now.matches(refused).count(), 1, "{log_now}");
+    assert!(log_now.contains("File too large"), "{log_now}");
+
+    // Room again: the next move writes the whole game.
+    lift_fsize_limit(daemon.0.id());
+    signals.until(game_limit(&perf), |m| is_move(m, 18)).await;
+    let on_disk = journalled_plies(&state, &link);
+    assert!(
+        on_disk.len() >= 18 && on_disk == (1..=on_disk.len() as u64).collect::<Vec<_>>(),
+        "{on_disk:?}"
+    );
+    let log_now = logged();
+    assert!(log_now.contains("journal: written again"), "{log_now}");
+    assert_eq!(log_now.matches(refused).count(), 1, "{log_now}");
+
+    // What is on disk is the game: killed and started again, the daemon resumes it.
+    drop(daemon);
+    let _daemon = spawn_limited(&address, &state, &link, u64::MAX, log.clone());
+    let plies = truth.len() as u32;
+    let log_file = dir.path().join("no-such.log");
+    wait_for(&proxy, game_limit(&perf) + LIMIT, &log_file, |p, pgn| {
+        p == plies && pgn.contains("1-0")
+    })
+    .await;
+    assert_eq!(pgn_sans(&proxy.pgn().await.expect("Pgn")), truth);
+    assert_eq!(
+        journalled_plies(&state, &link),
+        (1..=u64::from(plies)).collect::<Vec<_>>()
+    );
+}

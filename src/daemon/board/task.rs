@@ -385,10 +385,27 @@ impl BoardTask {
 
     /// Journals one event (on disk first), follows it, then publishes it.
     fn publish(&mut self, event: TimedEvent) -> bool {
-        if let Some(journal) = &mut self.setup.journal
-            && let Err(e) = journal.record(&event)
-        {
-            tracing::error!(device = %self.device(), "journal: {e}");
+        if let Some(journal) = &mut self.setup.journal {
+            let behind = journal.behind();
+            match journal.record(&event) {
+                // Said once when the disk starts refusing, and once when it takes the game.
+                Err(e) if !behind && journal.behind() => tracing::error!(
+                    device = %self.setup.device.display(),
+                    "journal: {e}; the game goes on in memory and is written again once the disk takes it"
+                ),
+                Err(e) if !journal.behind() => {
+                    tracing::error!(device = %self.setup.device.display(), "journal: {e}")
+                }
+                Err(e) => {
+                    tracing::debug!(device = %self.setup.device.display(), "journal still behind: {e}")
+                }
+                Ok(()) if behind => tracing::info!(
+                    device = %self.setup.device.display(),
+                    path = %journal.path().display(),
+                    "journal: written again, the whole game is on disk"
+                ),
+                Ok(()) => {}
+            }
         }
         let game_event = matches!(
             event.event,
