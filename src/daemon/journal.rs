@@ -259,6 +259,37 @@ impl Journal {
         old_game
     }
 
+    /// Makes the journal hold the game `events` instead (a game that followed its board
+    /// from another port), written whole.
+    pub fn replace(&mut self, events: &[GameEvent]) -> Result<(), JournalError> {
+        let now_ms = unix_ms();
+        let mut lines = Vec::with_capacity(events.len());
+        for event in events {
+            let line = serde_json::to_string(&LineOut {
+                t_ms: 0.0,
+                unix_ms: now_ms,
+                event,
+            })
+            .map_err(|e| JournalError {
+                path: self.path.clone(),
+                source: io::Error::other(e),
+            })?;
+            lines.push(line);
+        }
+        self.lines = lines;
+        self.game = GameView::default();
+        for event in events {
+            self.game.apply(event);
+        }
+        self.game_started_ms = now_ms;
+        self.unsaved_moves = self.game.ply() > 0 && self.game.result().is_none();
+        self.pgn_due = false;
+        self.behind = true;
+        self.write_whole()?;
+        self.behind = false;
+        Ok(())
+    }
+
     /// Appends the last line.
     fn append(&mut self, sync: bool) -> Result<(), JournalError> {
         let err = |source| JournalError {

@@ -230,6 +230,12 @@ impl EmulatedPty {
         *lock(&self.shared.cut_back) = Some(back);
     }
 
+    /// The next time the board is plugged in, it is at `link` (another device node)
+    /// instead.
+    pub fn plug_next_at(&self, link: &Path) {
+        *lock(&self.shared.next_link) = Some(link.to_path_buf());
+    }
+
     /// Pulls the plug (until [`EmulatedPty::plug_at`]).
     pub fn unplug(&self) {
         self.shared.unplugged_by_hand.store(true, Ordering::Relaxed);
@@ -451,7 +457,11 @@ impl Runner {
                     master.set_timeout(Duration::from_millis(1))?;
                     match master.write_all(&t.bytes) {
                         Ok(()) => {}
-                        Err(e) if e.kind() == ErrorKind::TimedOut => {}
+                        // Nobody listening, or the host just closed the port: lost too.
+                        Err(e)
+                            if e.kind() == ErrorKind::TimedOut
+                                || e.kind() == ErrorKind::BrokenPipe
+                                || e.raw_os_error() == Some(5) => {}
                         Err(e) => return Err(e),
                     }
                 }

@@ -255,7 +255,7 @@ impl Seeded {
 }
 
 /// The plies of the moves in a board's journal, in order.
-fn journalled_plies(state: &std::path::Path, link: &std::path::Path) -> Vec<u64> {
+pub fn journalled_plies(state: &std::path::Path, link: &std::path::Path) -> Vec<u64> {
     let key = eboardd::daemon::journal::board_key(link);
     let path = state.join("journal").join(format!("{key}.jsonl"));
     std::fs::read_to_string(&path)

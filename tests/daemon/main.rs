@@ -14,6 +14,7 @@ mod livechess;
 mod pgn_dir;
 mod pty_board;
 mod real_board;
+mod replug;
 mod restart;
 mod script_core;
 mod support;

@@ -22,6 +22,7 @@ use crate::daemon::game::GameView;
 use crate::daemon::journal::{Journal, board_key, civil_date};
 use crate::daemon::link::{self, Backoff, LinkError};
 use crate::daemon::probe::{self, ProbeError};
+use crate::daemon::seats::{Handover, Identified, Seats};
 use crate::event::{GameEvent, TimedEvent};
 use crate::protocol::Protocol;
 use crate::time::Time;
@@ -29,6 +30,10 @@ use crate::trace::{Direction, TraceHeader, TraceWriter};
 
 /// How long a write to the board may take before the link counts as lost.
 pub const WRITE_TIMEOUT: Duration = Duration::from_secs(2);
+
+/// How long the game's events are held back, after the port opened, for a board that says
+/// who it is to do so (a DGT board answers in milliseconds).
+pub const IDENTIFY_LIMIT: Duration = Duration::from_secs(2);
 
 /// Everything a board's task starts from.
 pub(crate) struct TaskSetup {
@@ -39,6 +44,12 @@ pub(crate) struct TaskSetup {
     pub journal: Option<Journal>,
     pub resumed: Vec<GameEvent>,
     pub record_dir: Option<PathBuf>,
+    /// Which board's game each port holds.
+    pub seats: Seats,
+    /// This port's journal key, its name among the seats.
+    pub key: String,
+    /// Woken when another port hands this one a game.
+    pub wake: std::sync::Arc<tokio::sync::Notify>,
 }
 
 /// How a stretch of the task's life ended.
@@ -47,6 +58,9 @@ enum Ended {
     Stop,
     /// The link failed; try again later.
     Lost(LinkError),
+    /// The board's game is another port's: take it over, then open the port again at once
+    /// (writing the old game to the journal of a port no task serves, when there is one).
+    Reopen(Handover, Option<(String, Handover)>),
 }
 
 enum Step {
@@ -122,6 +136,13 @@ impl BoardTask {
             };
             match ended {
                 Ended::Stop => break,
+                Ended::Reopen(taken, unserved) => {
+                    if let Some((key, game)) = unserved {
+                        self.setup.seats.write_journal(&key, &game);
+                    }
+                    self.adopt(taken);
+                    continue;
+                }
                 Ended::Lost(e) => {
                     let text = e.to_string();
                     if last_failure.as_deref() != Some(text.as_str()) {
@@ -152,6 +173,7 @@ impl BoardTask {
     /// Runs `work` while serving requests; `Err` when the task must end meanwhile.
     async fn serving<F: std::future::Future>(&mut self, work: F) -> Result<F::Output, Ended> {
         tokio::pin!(work);
+        let wake = self.setup.wake.clone();
         loop {
             tokio::select! {
                 done = &mut work => return Ok(done),
@@ -160,6 +182,11 @@ impl BoardTask {
                         return Err(stop);
                     }
                     self.publish_events();
+                }
+                () = wake.notified() => {
+                    if let Some(handover) = self.setup.seats.take_inbox(&self.setup.key) {
+                        self.adopt(handover);
+                    }
                 }
             }
         }
@@ -232,29 +259,61 @@ impl BoardTask {
             core.handle_connected(now);
         }
         self.set_connected(true);
+        // Until the board said who it is, its events wait: the game here may be another's.
+        let mut identify_by = self
+            .core
+            .as_ref()
+            .is_some_and(|(_, c)| c.tells_identity())
+            .then(|| Instant::now() + IDENTIFY_LIMIT);
+        let wake = self.setup.wake.clone();
         let mut buf = vec![0u8; 4096];
-        loop {
+        let ended = loop {
             if let Err(e) = self.flush_transmits(&mut port).await {
-                return Ended::Lost(e);
+                break Ended::Lost(e);
             }
-            let game_changed = self.publish_events();
+            if let Some(by) = identify_by {
+                let identity = self.core.as_ref().and_then(|(_, c)| c.identity());
+                if let Some(identity) = identity {
+                    identify_by = None;
+                    let seats = self.setup.seats.clone();
+                    match seats.identified(&self.setup.key, &identity, &self.game_events) {
+                        Identified::Keep => {}
+                        Identified::Take { taken, unserved } => {
+                            tracing::info!(device = %self.device(), board = identity, "the board brought its game from another port");
+                            break Ended::Reopen(taken, unserved);
+                        }
+                    }
+                } else if Instant::now() >= by {
+                    identify_by = None;
+                    tracing::debug!(device = %self.device(), "the board did not say who it is");
+                }
+            }
+            let game_changed = identify_by.is_none() && self.publish_events();
             self.refresh_status(game_changed);
             let deadline = self
                 .core
                 .as_ref()
                 .and_then(|(_, c)| c.poll_timeout())
-                .map(|t| self.origin + Duration::from_micros(t.as_micros()));
+                .map(|t| self.origin + Duration::from_micros(t.as_micros()))
+                .into_iter()
+                .chain(identify_by)
+                .min();
             tokio::select! {
                 req = self.ch.requests.recv() => {
                     if let Some(stop) = self.handle_request(req) {
-                        return stop;
+                        break stop;
+                    }
+                }
+                () = wake.notified() => {
+                    if let Some(handover) = self.setup.seats.take_inbox(&self.setup.key) {
+                        break Ended::Reopen(handover, None);
                     }
                 }
                 read = port.read(&mut buf) => {
                     let n = match read {
-                        Ok(0) => return Ended::Lost(LinkError::end_of_file()),
+                        Ok(0) => break Ended::Lost(LinkError::end_of_file()),
                         Ok(n) => n,
-                        Err(e) => return Ended::Lost(LinkError::from_io(&e)),
+                        Err(e) => break Ended::Lost(LinkError::from_io(&e)),
                     };
                     let now = self.now();
                     self.record(Direction::FromBoard, &buf[..n]);
@@ -270,13 +329,35 @@ impl BoardTask {
                 }
             }
             if let Some(reason) = self.core.as_ref().and_then(|(_, c)| c.link_lost()) {
-                self.publish_events();
-                return Ended::Lost(LinkError {
+                if identify_by.is_none() {
+                    self.publish_events();
+                }
+                break Ended::Lost(LinkError {
                     unplugged: false,
                     reason,
                 });
             }
+        };
+        self.setup.seats.away(&self.setup.key);
+        ended
+    }
+
+    /// Takes over the game `handover` (it followed its board here): journalled here, and
+    /// resumed by the core made when the port is next open.
+    fn adopt(&mut self, handover: Handover) {
+        self.game_events = handover.events;
+        self.game = GameView::default();
+        for e in &self.game_events {
+            self.game.apply(e);
         }
+        if let Some(journal) = &mut self.setup.journal
+            && let Err(e) = journal.replace(&self.game_events)
+        {
+            tracing::error!(device = %self.setup.device.display(), "journal: {e}");
+        }
+        // The old core's events were about the other game: they go with it.
+        self.core = None;
+        self.refresh_status(true);
     }
 
     async fn flush_transmits(&mut self, port: &mut SerialStream) -> Result<(), LinkError> {
@@ -422,6 +503,9 @@ impl BoardTask {
             }
             self.game_events.push(event.event.clone());
             self.game.apply(&event.event);
+            self.setup
+                .seats
+                .set_events(&self.setup.key, &self.game_events);
             self.refresh_status(true);
         }
         if let GameEvent::Clock {
