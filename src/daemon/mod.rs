@@ -2,7 +2,8 @@
 //!
 //! [`Daemon`] is the registry of attached boards. Attaching a device starts a task for it
 //! ([`board`]), which opens and supervises the port, drives the board's core ([`core`]) and
-//! journals its game ([`journal`]) so that a restart resumes it. Boards come from the
+//! journals its game ([`journal`]) so that a restart resumes it; a game follows its board
+//! from port to port ([`seats`]). Boards come from the
 //! configuration ([`config`]), the command line, or later from udev through D-Bus; each has
 //! a number that names its D-Bus object. Publishing (D-Bus) listens to the registry's
 //! [`BoardChange`]s and to each board's handle; nothing here knows about D-Bus.

@@ -3,8 +3,11 @@
 //! The task opens the port (probing the protocol when it is `auto`), runs the core on what
 //! the board sends and on its timers, writes what the core asks, journals and publishes
 //! every event, and answers requests from its inbox all the while — also while the board is
-//! away, when it reopens the port with back-off (0.5 s doubling to 10 s). Time is tokio's,
-//! so tests can pause it. Nothing a board does can stall another board's task.
+//! away, when it reopens the port with back-off (0.5 s doubling to 10 s). A board that says
+//! who it is (a DGT board's serial number) has its events held back until it did: when its
+//! game is another port's ([`crate::daemon::seats`]), the task takes it over and opens the
+//! port again at once. Time is tokio's, so tests can pause it. Nothing a board does can
+//! stall another board's task.
 
 use std::fs::File;
 use std::io::BufWriter;
