@@ -11,7 +11,7 @@
 //!   [`Core::handle_command`]
 //! - polls: [`Core::poll_event`], [`Core::poll_transmit`], [`Core::poll_timeout`]
 //! - getters: [`Core::placement`], [`Core::orientation`], [`Core::serial`],
-//!   [`Core::link_lost`]
+//!   [`Core::identity`], [`Core::link_lost`]
 //!
 //! The production core's parts: [`clock`] (DGT clock commands one at a time, with acks and
 //! retries), [`leds`] (which bytes light a move or squares), [`watch`] (proving a
@@ -164,6 +164,17 @@ pub trait Core: Send {
     fn orientation(&self) -> Option<Orientation>;
     /// The board's serial number, once it said it.
     fn serial(&self) -> Option<String>;
+    /// What tells this board from every other (a DGT board's serial number), once it said
+    /// it; `None` for boards that cannot be told apart.
+    fn identity(&self) -> Option<String> {
+        None
+    }
+    /// Whether the board says its identity soon after the port is opened: the board's task
+    /// then holds the game's events back until it did (or gives up waiting), in case the
+    /// board on this port is another one, whose game is elsewhere.
+    fn tells_identity(&self) -> bool {
+        false
+    }
     /// Why the link counts as dead although the port is open (the board stopped answering),
     /// once it does: the task then closes the port and opens it again.
     fn link_lost(&self) -> Option<String> {

@@ -7,8 +7,11 @@
 //! power cut loses no confirmed move. A new game starts a new journal (written aside, then
 //! renamed over the old one), after the old game is kept as PGN; a finished game is kept as
 //! PGN as soon as its result is known. Reading back, a corrupt line (a torn last write, a
-//! stray edit) is reported and skipped, never fatal. This module knows nothing of ports,
-//! tasks or D-Bus.
+//! stray edit) is reported and skipped, never fatal. When the disk refuses a write (full,
+//! or the file too large), the game goes on in memory: the journal is behind, and the next
+//! event writes the whole game again (aside, then renamed over the journal), with the
+//! finished game's PGN still due, until the disk takes it. This module knows nothing of
+//! ports, tasks or D-Bus.
 
 use std::fs::{self, File, OpenOptions};
 use std::io::{self, BufRead, BufReader, Read, Seek, SeekFrom, Write};
@@ -85,6 +88,12 @@ pub struct Journal {
     players: Players,
     game_started_ms: u64,
     unsaved_moves: bool,
+    /// The current game's lines, from its `new_game`: what the file must hold.
+    lines: Vec<String>,
+    /// A write failed: the file does not hold every line, and is written whole next time.
+    behind: bool,
+    /// The game is finished and its PGN not yet kept.
+    pgn_due: bool,
 }
 
 /// The file name under which a device's games are kept: the path without its leading `/`,
@@ -159,7 +168,7 @@ impl Journal {
             .create(true)
             .open(&path)
             .map_err(err)?;
-        let (resumed, started_ms) = read_back(&mut file).map_err(err)?;
+        let (resumed, started_ms, lines) = read_back(&mut file).map_err(err)?;
         end_with_newline(&mut file).map_err(err)?;
         let mut game = GameView::default();
         for event in &resumed.events {
@@ -175,6 +184,9 @@ impl Journal {
             players,
             game_started_ms: started_ms.unwrap_or_else(unix_ms),
             unsaved_moves,
+            lines,
+            behind: false,
+            pgn_due: false,
         };
         Ok((journal, resumed))
     }
@@ -189,8 +201,16 @@ impl Journal {
         &self.path
     }
 
+    /// Whether a write failed and the journal on disk lacks some of the game (it is
+    /// written whole with the next event).
+    pub fn behind(&self) -> bool {
+        self.behind
+    }
+
     /// Journals one event; returns once it is as safe as its kind requires (on disk for
-    /// events that change the game). A new game first keeps the old one as PGN.
+    /// events that change the game). A new game first keeps the old one as PGN. The event
+    /// is followed in memory even when the disk refuses it; the journal is then behind and
+    /// catches up with the next event the disk takes.
     pub fn record(&mut self, event: &TimedEvent) -> Result<(), JournalError> {
         let now_ms = unix_ms();
         let line = serde_json::to_string(&LineOut {
@@ -202,35 +222,81 @@ impl Journal {
             path: self.path.clone(),
             source: io::Error::other(e),
         })?;
+        let mut old_game = Ok(());
         if let GameEvent::NewGame { .. } = event.event {
             if self.unsaved_moves {
-                self.save_pgn()?;
+                old_game = self.save_pgn().map(drop);
             }
-            self.start_new_file(&line)?;
             self.game = GameView::default();
             self.game_started_ms = now_ms;
-        } else {
-            self.append(&line, changes_the_game(&event.event))?;
+            self.unsaved_moves = false;
+            self.pgn_due = false;
+            self.lines.clear();
+            // A fresh file, written aside and renamed over the old one.
+            self.behind = true;
         }
         self.game.apply(&event.event);
+        self.lines.push(line);
         match event.event {
-            GameEvent::Result { .. } => {
-                self.save_pgn()?;
-                self.unsaved_moves = false;
-            }
+            GameEvent::Result { .. } => self.pgn_due = true,
             GameEvent::Move { .. } | GameEvent::Retract { .. } | GameEvent::Takeback { .. } => {
                 self.unsaved_moves = true;
             }
             _ => {}
         }
+        if self.behind {
+            self.write_whole()?;
+            self.behind = false;
+        } else if let Err(e) = self.append(changes_the_game(&event.event)) {
+            self.behind = true;
+            return Err(e);
+        }
+        if self.pgn_due {
+            self.save_pgn()?;
+            self.pgn_due = false;
+            self.unsaved_moves = false;
+        }
+        old_game
+    }
+
+    /// Makes the journal hold the game `events` instead (a game that followed its board
+    /// from another port), written whole.
+    pub fn replace(&mut self, events: &[GameEvent]) -> Result<(), JournalError> {
+        let now_ms = unix_ms();
+        let mut lines = Vec::with_capacity(events.len());
+        for event in events {
+            let line = serde_json::to_string(&LineOut {
+                t_ms: 0.0,
+                unix_ms: now_ms,
+                event,
+            })
+            .map_err(|e| JournalError {
+                path: self.path.clone(),
+                source: io::Error::other(e),
+            })?;
+            lines.push(line);
+        }
+        self.lines = lines;
+        self.game = GameView::default();
+        for event in events {
+            self.game.apply(event);
+        }
+        self.game_started_ms = now_ms;
+        self.unsaved_moves = self.game.ply() > 0 && self.game.result().is_none();
+        self.pgn_due = false;
+        self.behind = true;
+        self.write_whole()?;
+        self.behind = false;
         Ok(())
     }
 
-    fn append(&mut self, line: &str, sync: bool) -> Result<(), JournalError> {
+    /// Appends the last line.
+    fn append(&mut self, sync: bool) -> Result<(), JournalError> {
         let err = |source| JournalError {
             path: self.path.clone(),
             source,
         };
+        let line = self.lines.last().map_or("", String::as_str);
         let mut bytes = Vec::with_capacity(line.len() + 1);
         bytes.extend_from_slice(line.as_bytes());
         bytes.push(b'\n');
@@ -241,10 +307,12 @@ impl Journal {
         Ok(())
     }
 
-    /// Writes `first_line` to a new file and renames it over the journal.
-    fn start_new_file(&mut self, first_line: &str) -> Result<(), JournalError> {
+    /// Writes the current game's lines to a new file and renames it over the journal.
+    fn write_whole(&mut self) -> Result<(), JournalError> {
         let fresh = self.path.with_extension("jsonl.new");
-        write_durably(&fresh, format!("{first_line}\n").as_bytes())?;
+        let mut text = self.lines.join("\n");
+        text.push('\n');
+        write_durably(&fresh, text.as_bytes())?;
         fs::rename(&fresh, &self.path).map_err(|source| JournalError {
             path: self.path.clone(),
             source,
@@ -281,11 +349,12 @@ impl Journal {
     }
 }
 
-/// Reads every line; returns the current game and when it started.
-fn read_back(file: &mut File) -> io::Result<(Resumed, Option<u64>)> {
+/// Reads every line; returns the current game, when it started and its lines.
+fn read_back(file: &mut File) -> io::Result<(Resumed, Option<u64>, Vec<String>)> {
     file.seek(SeekFrom::Start(0))?;
     let mut resumed = Resumed::default();
     let mut started = None;
+    let mut lines = Vec::new();
     let reader = BufReader::new(&mut *file);
     for (i, line) in reader.split(b'\n').enumerate() {
         let line = line?;
@@ -307,9 +376,11 @@ fn read_back(file: &mut File) -> io::Result<(Resumed, Option<u64>)> {
             Ok(entry) => {
                 if let GameEvent::NewGame { .. } = entry.event {
                     resumed.events.clear();
+                    lines.clear();
                     started = Some(entry.unix_ms).filter(|&ms| ms > 0);
                 }
                 resumed.events.push(entry.event);
+                lines.push(text.to_string());
             }
             Err(e) => resumed.corrupt.push(CorruptLine {
                 line: number,
@@ -317,7 +388,7 @@ fn read_back(file: &mut File) -> io::Result<(Resumed, Option<u64>)> {
             }),
         }
     }
-    Ok((resumed, started))
+    Ok((resumed, started, lines))
 }
 
 /// After a torn last write, starts the next line on a line of its own.

@@ -2,7 +2,8 @@
 //!
 //! [`Daemon`] is the registry of attached boards. Attaching a device starts a task for it
 //! ([`board`]), which opens and supervises the port, drives the board's core ([`core`]) and
-//! journals its game ([`journal`]) so that a restart resumes it. Boards come from the
+//! journals its game ([`journal`]) so that a restart resumes it; a game follows its board
+//! from port to port ([`seats`]). Boards come from the
 //! configuration ([`config`]), the command line, or later from udev through D-Bus; each has
 //! a number that names its D-Bus object. Publishing (D-Bus) listens to the registry's
 //! [`BoardChange`]s and to each board's handle; nothing here knows about D-Bus.
@@ -14,6 +15,7 @@ pub mod game;
 pub mod journal;
 pub mod link;
 pub mod probe;
+pub mod seats;
 pub mod watchdog;
 
 use std::collections::{BTreeMap, HashMap};
@@ -29,6 +31,7 @@ use board::{BoardHandle, BoardStatus};
 use config::{BoardConfig, Laws, TouchMove};
 use core::{CoreFactory, CoreSettings};
 use journal::{Journal, Players, board_key};
+use seats::Seats;
 
 /// What the daemon runs with (the configuration file and command line merged).
 #[derive(Clone)]
@@ -98,6 +101,7 @@ pub struct Daemon {
     options: Arc<DaemonOptions>,
     registry: Arc<Mutex<Registry>>,
     changes: broadcast::Sender<BoardChange>,
+    seats: Seats,
 }
 
 fn canonical(path: &Path) -> PathBuf {
@@ -108,10 +112,12 @@ impl Daemon {
     /// A daemon with no boards yet.
     pub fn new(options: DaemonOptions) -> Daemon {
         let (changes, _) = broadcast::channel(256);
+        let seats = Seats::new(&options.state_dir);
         Daemon {
             options: Arc::new(options),
             registry: Arc::new(Mutex::new(Registry::default())),
             changes,
+            seats,
         }
     }
 
@@ -220,6 +226,7 @@ impl Daemon {
             ..BoardStatus::default()
         };
         let (handle, channels) = board::channels(id, device.clone(), initial);
+        let wake = self.seats.attach(&key, &resumed);
         let setup = TaskSetup {
             device,
             protocol: config.protocol,
@@ -228,6 +235,9 @@ impl Daemon {
             journal,
             resumed,
             record_dir: self.options.record_dir.clone(),
+            seats: self.seats.clone(),
+            key,
+            wake,
         };
         let task = tokio::spawn(BoardTask::new(setup, channels).run());
         reg.boards.insert(
@@ -259,6 +269,7 @@ impl Daemon {
             return Err(AttachError::NotAttached(device.display().to_string()));
         };
         drop(reg);
+        self.seats.detach(&board_key(entry.handle.device()));
         entry.handle.stop().await;
         if tokio::time::timeout(Duration::from_secs(5), entry.task)
             .await

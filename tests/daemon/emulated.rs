@@ -40,7 +40,18 @@ pub struct State {
     pub reached: Time,
     /// Why the thread stopped early, if it did.
     pub error: Option<String>,
+    /// The messages cut short by [`EmulatedPty::cut_at`]: what was sent of each, and the
+    /// whole message.
+    pub cut: Vec<(Vec<u8>, Vec<u8>)>,
+    /// The path the board was last plugged in at.
+    pub link: PathBuf,
 }
+
+/// A change made to the board when the hand's virtual time reaches a moment.
+type Change = (Time, Box<dyn FnOnce(&mut EmulatedBoard) + Send>);
+
+/// Which of the board's messages a cut falls in.
+type CutWhere = Box<dyn Fn(&[u8]) -> bool + Send>;
 
 struct Shared {
     stop: AtomicBool,
@@ -50,6 +61,10 @@ struct Shared {
     mute_at: Mutex<Option<Time>>,
     replug_at: Mutex<Option<Time>>,
     inject: Mutex<Vec<u8>>,
+    changes: Mutex<Vec<Change>>,
+    cut_at: Mutex<Option<(Time, CutWhere)>>,
+    next_link: Mutex<Option<PathBuf>>,
+    cut_back: Mutex<Option<Time>>,
     state: Mutex<State>,
     changed: Condvar,
 }
@@ -107,6 +122,10 @@ impl EmulatedPty {
             mute_at: Mutex::new(None),
             replug_at: Mutex::new(None),
             inject: Mutex::new(Vec::new()),
+            changes: Mutex::new(Vec::new()),
+            cut_at: Mutex::new(None),
+            next_link: Mutex::new(None),
+            cut_back: Mutex::new(None),
             state: Mutex::new(State::default()),
             changed: Condvar::new(),
         });
@@ -194,6 +213,29 @@ impl EmulatedPty {
         self.shared.muted.store(false, Ordering::Relaxed);
     }
 
+    /// When the hand's virtual time reaches `t`, `change` is made to the board (its clock
+    /// stops acknowledging, say).
+    pub fn change_at(&self, t: Time, change: impl FnOnce(&mut EmulatedBoard) + Send + 'static) {
+        lock(&self.shared.changes).push((t, Box::new(change)));
+    }
+
+    /// From the hand's virtual time `t` on, the first message `which` accepts is cut short:
+    /// half of it goes out, then the line is dead (nothing more the board sends arrives,
+    /// and the hand waits) and, once the host has written again (so it has read what came),
+    /// the plug is pulled. The board is plugged back in when the virtual time reaches
+    /// `back`; the hand plays on meanwhile.
+    pub fn cut_at(&self, t: Time, which: impl Fn(&[u8]) -> bool + Send + 'static, back: Time) {
+        *lock(&self.shared.cut_at) = Some((t, Box::new(which)));
+        *lock(&self.shared.replug_at) = None;
+        *lock(&self.shared.cut_back) = Some(back);
+    }
+
+    /// The next time the board is plugged in, it is at `link` (another device node)
+    /// instead.
+    pub fn plug_next_at(&self, link: &Path) {
+        *lock(&self.shared.next_link) = Some(link.to_path_buf());
+    }
+
     /// Pulls the plug (until [`EmulatedPty::plug_at`]).
     pub fn unplug(&self) {
         self.shared.unplugged_by_hand.store(true, Ordering::Relaxed);
@@ -220,6 +262,10 @@ impl Drop for EmulatedPty {
             let _ = t.join();
         }
     }
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 /// The hand's virtual time: wall time `speed` times faster, while it runs.
@@ -269,12 +315,17 @@ impl Runner {
             .name()
             .ok_or_else(|| std::io::Error::other("the pty has no name"))?;
         drop(slave);
+        if let Some(link) = lock(&self.shared.next_link).take() {
+            self.link = link;
+        }
         let _ = std::fs::remove_file(&self.link);
         std::os::unix::fs::symlink(&name, &self.link)?;
         self.master = Some(master);
+        let link = self.link.clone();
         self.update(|s| {
             s.plugged = true;
             s.plugs += 1;
+            s.link = link;
         });
         Ok(())
     }
@@ -300,6 +351,9 @@ impl Runner {
         };
         let mut pending: std::collections::VecDeque<Transmission> = Default::default();
         let mut buf = [0u8; 512];
+        // A message was cut short: the line is dead from then on, and the plug goes once
+        // the host wrote more than it had (this many bytes) when it was cut.
+        let mut dead_line: Option<usize> = None;
         while !self.shared.stop.load(Ordering::Relaxed) {
             let now = clock.now();
             if lead.is_none() && !self.shared.held.load(Ordering::Relaxed) {
@@ -317,6 +371,12 @@ impl Runner {
                         .unplugged_by_hand
                         .store(false, Ordering::Relaxed);
                 }
+            }
+            if dead_line.is_some_and(|n| lock(&self.shared.state).host.len() > n) {
+                dead_line = None;
+                self.shared.unplugged_by_hand.store(true, Ordering::Relaxed);
+                *lock(&self.shared.replug_at) = lock(&self.shared.cut_back).take();
+                clock.resume();
             }
             let away = self.shared.unplugged_by_hand.load(Ordering::Relaxed)
                 || self
@@ -343,8 +403,18 @@ impl Runner {
                     self.shared.muted.store(true, Ordering::Relaxed);
                 }
             }
+            {
+                let mut changes = lock(&self.shared.changes);
+                let (due, later) = std::mem::take(&mut *changes)
+                    .into_iter()
+                    .partition::<Vec<_>, _>(|(t, _)| *t <= now);
+                *changes = later;
+                for (_, change) in due {
+                    change(&mut self.board);
+                }
+            }
             let muted = self.shared.muted.load(Ordering::Relaxed);
-            if muted {
+            if muted || dead_line.is_some() {
                 clock.pause();
             }
             while self.board.poll_timeout() <= now {
@@ -361,12 +431,37 @@ impl Runner {
             }
             while let Some(t) = pending.front().filter(|t| t.end <= now).cloned() {
                 pending.pop_front();
+                if dead_line.is_some() {
+                    continue;
+                }
+                let cut = {
+                    let mut at = lock(&self.shared.cut_at);
+                    let hit = at
+                        .as_ref()
+                        .is_some_and(|(from, which)| *from <= t.start && which(&t.bytes));
+                    if hit {
+                        *at = None;
+                    }
+                    hit
+                };
+                if cut && let Some(master) = &mut self.master {
+                    let sent = t.bytes[..t.bytes.len() / 2].to_vec();
+                    master.write_all(&sent)?;
+                    let written = lock(&self.shared.state).host.len();
+                    dead_line = Some(written);
+                    self.update(|s| s.cut.push((sent, t.bytes.clone())));
+                    continue;
+                }
                 if let Some(master) = &mut self.master {
                     // Nobody listening and the buffer full: the bytes are lost, as on a line.
                     master.set_timeout(Duration::from_millis(1))?;
                     match master.write_all(&t.bytes) {
                         Ok(()) => {}
-                        Err(e) if e.kind() == ErrorKind::TimedOut => {}
+                        // Nobody listening, or the host just closed the port: lost too.
+                        Err(e)
+                            if e.kind() == ErrorKind::TimedOut
+                                || e.kind() == ErrorKind::BrokenPipe
+                                || e.raw_os_error() == Some(5) => {}
                         Err(e) => return Err(e),
                     }
                 }
@@ -391,7 +486,7 @@ impl Runner {
             match master.read(&mut buf) {
                 Ok(0) => {}
                 Ok(n) => {
-                    if !muted {
+                    if !muted && dead_line.is_none() {
                         clock.resume();
                     }
                     let at = clock.now();

@@ -141,7 +141,8 @@ async fn a_dgt_board_unplugged_for_four_plies_comes_back_and_the_game_takes_them
     unplugged_for(Protocol::Dgt, 6, 4).await;
 }
 
-struct Guard(Child);
+/// A daemon process, killed when dropped.
+pub struct Guard(pub Child);
 
 impl Drop for Guard {
     fn drop(&mut self) {
@@ -151,7 +152,7 @@ impl Drop for Guard {
 }
 
 /// Starts `eboardd run` on the bus at `address`; its log goes to `log`.
-fn spawn_daemon(
+pub fn spawn_daemon(
     address: &str,
     state: &std::path::Path,
     link: &std::path::Path,
@@ -177,7 +178,7 @@ fn spawn_daemon(
 }
 
 /// Waits (bounded) until `check` holds of the board's Ply and Pgn.
-async fn wait_for(
+pub async fn wait_for(
     proxy: &BoardProxy<'_>,
     limit: Duration,
     log: &std::path::Path,
@@ -256,7 +257,7 @@ async fn a_daemon_killed_with_sigkill_mid_game_loses_no_confirmed_move_of_an_emu
 }
 
 /// The moves of a PGN's movetext, in SAN.
-fn pgn_sans(pgn: &str) -> Vec<String> {
+pub fn pgn_sans(pgn: &str) -> Vec<String> {
     pgn.lines()
         .filter(|l| !l.starts_with('['))
         .flat_map(str::split_whitespace)

@@ -9,11 +9,13 @@ use eboardd::protocol::Protocol;
 use eboardd::sim::device::BoardOptions;
 use eboardd::sim::{HandOptions, Performance};
 use eboardd::time::Time;
+use std::time::Duration;
 use zbus::Message;
 
 use crate::emulated::EmulatedPty;
 use crate::emulated_game::{
-    Followed, SPEED, game_limit, is_event, is_move, opera, play, real_daemon, truth_sans,
+    Followed, SPEED, contains, count, find, game_limit, is_event, is_move, opera, play,
+    real_daemon, truth_sans,
 };
 use crate::support::*;
 
@@ -71,17 +73,27 @@ struct Setup {
 }
 
 async fn set_up(protocol: Protocol, seed: u64) -> Setup {
-    logs();
-    let dir = tempfile::tempdir().expect("tempdir");
-    let address = start_bus(dir.path());
-    let link = board_link(dir.path(), "board0");
-    let played = play(
-        &opera(),
+    set_up_with(
         protocol,
         seed,
         HandOptions::default(),
         BoardOptions::default(),
-    );
+    )
+    .await
+}
+
+/// [`set_up`] with this hand and board.
+async fn set_up_with(
+    protocol: Protocol,
+    seed: u64,
+    hand: HandOptions,
+    board: BoardOptions,
+) -> Setup {
+    logs();
+    let dir = tempfile::tempdir().expect("tempdir");
+    let address = start_bus(dir.path());
+    let link = board_link(dir.path(), "board0");
+    let played = play(&opera(), protocol, seed, hand, board);
     let perf = played.perf;
     let conn = client(&address).await;
     let signals = Signals::record(&conn).await;
@@ -224,4 +236,158 @@ fn the_noise_holds_no_message() {
     assert!(
         std::iter::from_fn(|| decoder.poll()).all(|d| !matches!(d, millennium::Decoded::Reply(_)))
     );
+}
+
+/// Whether `bytes` is a message that reports a move in progress: a DGT field update, a
+/// ChessLink status frame (its parity bit aside).
+fn reports_squares(protocol: Protocol, bytes: &[u8]) -> bool {
+    match (protocol, bytes.first()) {
+        (Protocol::Dgt, Some(&b)) => b == 0x8e,
+        (Protocol::Millennium, Some(&b)) => b & 0x7f == b's',
+        (_, None) => false,
+    }
+}
+
+/// A real game whose board is unplugged in the middle of a message reporting ply `ply`
+/// (half of it reached the daemon), and plugged back in once the next ply was played
+/// meanwhile. The half message is no move and no reason to stop: the game goes on with
+/// every move, none twice, and the daemon still serves.
+async fn cut_mid_message(protocol: Protocol, ply: usize) {
+    let mut s = set_up(protocol, 21).await;
+    let mut seen = Vec::new();
+    // Once the ply before is confirmed, the next message about squares is cut: the
+    // daemon's, not the hand's, pace decides which ply it is in.
+    s.until_move(&mut seen, ply as u32 - 1).await;
+    s.board.cut_at(
+        Time::ZERO,
+        move |b| reports_squares(protocol, b),
+        between(&s.perf, ply + 1),
+    );
+    let followed = s.finish(seen).await;
+    let cut = s
+        .board
+        .wait(Duration::ZERO, "the cut", |st| Some(st.cut.clone()));
+    let [(sent, whole)] = &cut[..] else {
+        panic!("one message cut: {cut:?}");
+    };
+    assert!(
+        !sent.is_empty() && sent.len() < whole.len(),
+        "{sent:?} of {whole:?}"
+    );
+    assert_eq!(
+        s.board.wait(Duration::ZERO, "plugs", |st| Some(st.plugs)),
+        2
+    );
+    assert!(
+        followed.connected.ends_with(&[false, true])
+            && followed.connected.iter().filter(|c| !**c).count() == 1,
+        "away once, then back: {:?}",
+        followed.connected
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_dgt_board_unplugged_in_the_middle_of_a_field_update_comes_back_with_the_game_whole() {
+    cut_mid_message(Protocol::Dgt, 12).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_millennium_board_unplugged_in_the_middle_of_a_status_frame_comes_back_with_the_game_whole()
+ {
+    cut_mid_message(Protocol::Millennium, 12).await;
+}
+
+/// The DGT3000 command that shows `text` (at most eight characters).
+fn clock_text_command(text: &str) -> Vec<u8> {
+    [
+        &[0x2b, 0x0c, 0x03, 0x0c][..],
+        format!("{text:<8}").as_bytes(),
+        &[0, 0],
+    ]
+    .concat()
+}
+
+/// A DGT clock that acknowledges commands at first and then never again, from between
+/// plies 10 and 11 on, while a client asks for text on it after every move. Every call
+/// is answered, no command is sent more than the attempts allow, the texts go out in the
+/// order asked and the last one asked still gets out (nothing stalls or piles up), and
+/// the game comes through whole.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_dgt_clock_that_stops_acknowledging_neither_stalls_the_board_nor_piles_up_commands() {
+    use eboardd::daemon::core::clock::ATTEMPTS;
+    let hand = HandOptions {
+        clock_press: 1.0,
+        ..HandOptions::default()
+    };
+    let board = BoardOptions {
+        clock: true,
+        ..BoardOptions::default()
+    };
+    let mut s = set_up_with(Protocol::Dgt, 21, hand, board).await;
+    let silent_from = between(&s.perf, 10);
+    s.board.change_at(silent_from, |b| b.set_clock_acks(false));
+    let mut seen = Vec::new();
+    s.until_move(&mut seen, 11).await;
+    let acked_until = s.board.host_bytes().len();
+    let proxy = board_proxy(&s.conn, board_path(0)).await;
+    let plies = s.perf.truth.plies.len() as u32;
+    let mut asked = Vec::new();
+    for ply in 12..plies {
+        s.until_move(&mut seen, ply).await;
+        for i in 0..20 {
+            let text = format!("p{ply}-{i}");
+            let answer = tokio::time::timeout(LIMIT, proxy.clock_text(&text))
+                .await
+                .unwrap_or_else(|_| panic!("ClockText {text} not answered"));
+            match answer {
+                Ok(()) => asked.push(text),
+                Err(zbus::Error::MethodError(name, _, _))
+                    if name.as_str() == "org.eboardd.EBoard1.Error.Rejected" => {}
+                Err(e) => panic!("ClockText {text}: {e}"),
+            }
+        }
+    }
+    let last = asked.last().expect("texts accepted").clone();
+    s.board
+        .wait_host(LIMIT + LIMIT, "the last text asked", |b| {
+            contains(&b[acked_until..], &clock_text_command(&last))
+        });
+    let host = s.board.host_bytes();
+    let sent: Vec<(usize, usize)> = asked
+        .iter()
+        .enumerate()
+        .filter_map(|(i, t)| {
+            let command = clock_text_command(t);
+            let times = count(&host[acked_until..], &command);
+            (times > 0).then_some((i, times))
+        })
+        .collect();
+    // Each text but the last was sent as often as the attempts allow, then given up for
+    // the next: the clock never answered, and the daemon neither waited for it for ever
+    // nor kept trying.
+    let (_, last_times) = sent.last().expect("the last text was sent");
+    assert!(*last_times <= ATTEMPTS as usize);
+    for (i, times) in &sent[..sent.len() - 1] {
+        assert_eq!(
+            *times, ATTEMPTS as usize,
+            "{} sent {times} times",
+            asked[*i]
+        );
+    }
+    assert!(sent.len() >= 2, "more than one text went out: {sent:?}");
+    // In the order asked: each text sent starts after the last sending of the one before.
+    let mut from = 0;
+    for (i, _) in &sent {
+        let command = clock_text_command(&asked[*i]);
+        let at = find(&host[acked_until + from..], &command)
+            .unwrap_or_else(|| panic!("{} out of order", asked[*i]));
+        from += at + command.len();
+    }
+    assert!(
+        sent.len() < asked.len() / 4,
+        "{} of {} texts sent: the clock's queue kept every one",
+        sent.len(),
+        asked.len()
+    );
+    s.finish(seen).await;
 }

@@ -3,8 +3,11 @@
 //! The task opens the port (probing the protocol when it is `auto`), runs the core on what
 //! the board sends and on its timers, writes what the core asks, journals and publishes
 //! every event, and answers requests from its inbox all the while — also while the board is
-//! away, when it reopens the port with back-off (0.5 s doubling to 10 s). Time is tokio's,
-//! so tests can pause it. Nothing a board does can stall another board's task.
+//! away, when it reopens the port with back-off (0.5 s doubling to 10 s). A board that says
+//! who it is (a DGT board's serial number) has its events held back until it did: when its
+//! game is another port's ([`crate::daemon::seats`]), the task takes it over and opens the
+//! port again at once. Time is tokio's, so tests can pause it. Nothing a board does can
+//! stall another board's task.
 
 use std::fs::File;
 use std::io::BufWriter;
@@ -22,6 +25,7 @@ use crate::daemon::game::GameView;
 use crate::daemon::journal::{Journal, board_key, civil_date};
 use crate::daemon::link::{self, Backoff, LinkError};
 use crate::daemon::probe::{self, ProbeError};
+use crate::daemon::seats::{Handover, Identified, Seats};
 use crate::event::{GameEvent, TimedEvent};
 use crate::protocol::Protocol;
 use crate::time::Time;
@@ -29,6 +33,10 @@ use crate::trace::{Direction, TraceHeader, TraceWriter};
 
 /// How long a write to the board may take before the link counts as lost.
 pub const WRITE_TIMEOUT: Duration = Duration::from_secs(2);
+
+/// How long the game's events are held back, after the port opened, for a board that says
+/// who it is to do so (a DGT board answers in milliseconds).
+pub const IDENTIFY_LIMIT: Duration = Duration::from_secs(2);
 
 /// Everything a board's task starts from.
 pub(crate) struct TaskSetup {
@@ -39,6 +47,12 @@ pub(crate) struct TaskSetup {
     pub journal: Option<Journal>,
     pub resumed: Vec<GameEvent>,
     pub record_dir: Option<PathBuf>,
+    /// Which board's game each port holds.
+    pub seats: Seats,
+    /// This port's journal key, its name among the seats.
+    pub key: String,
+    /// Woken when another port hands this one a game.
+    pub wake: std::sync::Arc<tokio::sync::Notify>,
 }
 
 /// How a stretch of the task's life ended.
@@ -47,6 +61,9 @@ enum Ended {
     Stop,
     /// The link failed; try again later.
     Lost(LinkError),
+    /// The board's game is another port's: take it over, then open the port again at once
+    /// (writing the old game to the journal of a port no task serves, when there is one).
+    Reopen(Handover, Option<(String, Handover)>),
 }
 
 enum Step {
@@ -122,6 +139,13 @@ impl BoardTask {
             };
             match ended {
                 Ended::Stop => break,
+                Ended::Reopen(taken, unserved) => {
+                    if let Some((key, game)) = unserved {
+                        self.setup.seats.write_journal(&key, &game);
+                    }
+                    self.adopt(taken);
+                    continue;
+                }
                 Ended::Lost(e) => {
                     let text = e.to_string();
                     if last_failure.as_deref() != Some(text.as_str()) {
@@ -152,6 +176,7 @@ impl BoardTask {
     /// Runs `work` while serving requests; `Err` when the task must end meanwhile.
     async fn serving<F: std::future::Future>(&mut self, work: F) -> Result<F::Output, Ended> {
         tokio::pin!(work);
+        let wake = self.setup.wake.clone();
         loop {
             tokio::select! {
                 done = &mut work => return Ok(done),
@@ -160,6 +185,11 @@ impl BoardTask {
                         return Err(stop);
                     }
                     self.publish_events();
+                }
+                () = wake.notified() => {
+                    if let Some(handover) = self.setup.seats.take_inbox(&self.setup.key) {
+                        self.adopt(handover);
+                    }
                 }
             }
         }
@@ -232,29 +262,61 @@ impl BoardTask {
             core.handle_connected(now);
         }
         self.set_connected(true);
+        // Until the board said who it is, its events wait: the game here may be another's.
+        let mut identify_by = self
+            .core
+            .as_ref()
+            .is_some_and(|(_, c)| c.tells_identity())
+            .then(|| Instant::now() + IDENTIFY_LIMIT);
+        let wake = self.setup.wake.clone();
         let mut buf = vec![0u8; 4096];
-        loop {
+        let ended = loop {
             if let Err(e) = self.flush_transmits(&mut port).await {
-                return Ended::Lost(e);
+                break Ended::Lost(e);
             }
-            let game_changed = self.publish_events();
+            if let Some(by) = identify_by {
+                let identity = self.core.as_ref().and_then(|(_, c)| c.identity());
+                if let Some(identity) = identity {
+                    identify_by = None;
+                    let seats = self.setup.seats.clone();
+                    match seats.identified(&self.setup.key, &identity, &self.game_events) {
+                        Identified::Keep => {}
+                        Identified::Take { taken, unserved } => {
+                            tracing::info!(device = %self.device(), board = identity, "the board brought its game from another port");
+                            break Ended::Reopen(taken, unserved);
+                        }
+                    }
+                } else if Instant::now() >= by {
+                    identify_by = None;
+                    tracing::debug!(device = %self.device(), "the board did not say who it is");
+                }
+            }
+            let game_changed = identify_by.is_none() && self.publish_events();
             self.refresh_status(game_changed);
             let deadline = self
                 .core
                 .as_ref()
                 .and_then(|(_, c)| c.poll_timeout())
-                .map(|t| self.origin + Duration::from_micros(t.as_micros()));
+                .map(|t| self.origin + Duration::from_micros(t.as_micros()))
+                .into_iter()
+                .chain(identify_by)
+                .min();
             tokio::select! {
                 req = self.ch.requests.recv() => {
                     if let Some(stop) = self.handle_request(req) {
-                        return stop;
+                        break stop;
+                    }
+                }
+                () = wake.notified() => {
+                    if let Some(handover) = self.setup.seats.take_inbox(&self.setup.key) {
+                        break Ended::Reopen(handover, None);
                     }
                 }
                 read = port.read(&mut buf) => {
                     let n = match read {
-                        Ok(0) => return Ended::Lost(LinkError::end_of_file()),
+                        Ok(0) => break Ended::Lost(LinkError::end_of_file()),
                         Ok(n) => n,
-                        Err(e) => return Ended::Lost(LinkError::from_io(&e)),
+                        Err(e) => break Ended::Lost(LinkError::from_io(&e)),
                     };
                     let now = self.now();
                     self.record(Direction::FromBoard, &buf[..n]);
@@ -270,13 +332,35 @@ impl BoardTask {
                 }
             }
             if let Some(reason) = self.core.as_ref().and_then(|(_, c)| c.link_lost()) {
-                self.publish_events();
-                return Ended::Lost(LinkError {
+                if identify_by.is_none() {
+                    self.publish_events();
+                }
+                break Ended::Lost(LinkError {
                     unplugged: false,
                     reason,
                 });
             }
+        };
+        self.setup.seats.away(&self.setup.key);
+        ended
+    }
+
+    /// Takes over the game `handover` (it followed its board here): journalled here, and
+    /// resumed by the core made when the port is next open.
+    fn adopt(&mut self, handover: Handover) {
+        self.game_events = handover.events;
+        self.game = GameView::default();
+        for e in &self.game_events {
+            self.game.apply(e);
         }
+        if let Some(journal) = &mut self.setup.journal
+            && let Err(e) = journal.replace(&self.game_events)
+        {
+            tracing::error!(device = %self.setup.device.display(), "journal: {e}");
+        }
+        // The old core's events were about the other game: they go with it.
+        self.core = None;
+        self.refresh_status(true);
     }
 
     async fn flush_transmits(&mut self, port: &mut SerialStream) -> Result<(), LinkError> {
@@ -385,10 +469,27 @@ impl BoardTask {
 
     /// Journals one event (on disk first), follows it, then publishes it.
     fn publish(&mut self, event: TimedEvent) -> bool {
-        if let Some(journal) = &mut self.setup.journal
-            && let Err(e) = journal.record(&event)
-        {
-            tracing::error!(device = %self.device(), "journal: {e}");
+        if let Some(journal) = &mut self.setup.journal {
+            let behind = journal.behind();
+            match journal.record(&event) {
+                // Said once when the disk starts refusing, and once when it takes the game.
+                Err(e) if !behind && journal.behind() => tracing::error!(
+                    device = %self.setup.device.display(),
+                    "journal: {e}; the game goes on in memory and is written again once the disk takes it"
+                ),
+                Err(e) if !journal.behind() => {
+                    tracing::error!(device = %self.setup.device.display(), "journal: {e}")
+                }
+                Err(e) => {
+                    tracing::debug!(device = %self.setup.device.display(), "journal still behind: {e}")
+                }
+                Ok(()) if behind => tracing::info!(
+                    device = %self.setup.device.display(),
+                    path = %journal.path().display(),
+                    "journal: written again, the whole game is on disk"
+                ),
+                Ok(()) => {}
+            }
         }
         let game_event = matches!(
             event.event,
@@ -405,6 +506,9 @@ impl BoardTask {
             }
             self.game_events.push(event.event.clone());
             self.game.apply(&event.event);
+            self.setup
+                .seats
+                .set_events(&self.setup.key, &self.game_events);
             self.refresh_status(true);
         }
         if let GameEvent::Clock {

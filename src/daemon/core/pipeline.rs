@@ -134,6 +134,10 @@ impl PipelineCore {
 impl Core for PipelineCore {
     fn handle_connected(&mut self, now: Time) {
         self.core.handle_reconnected();
+        // The board on the port may be another one now: it says again who it is.
+        self.serial = None;
+        self.long_serial = None;
+        self.version = None;
         match self.protocol {
             Protocol::Dgt => {
                 // Clock commands go through the clock's queue, one at a time.
@@ -144,6 +148,8 @@ impl Core for PipelineCore {
                 );
                 self.transmit
                     .extend(dgt::Command::ReturnLongSerialNr.to_bytes().ok());
+                self.transmit
+                    .extend(dgt::Command::ReturnSerialNr.to_bytes().ok());
                 self.clock.restart(now);
                 self.keepalive = Some(now + DGT_KEEPALIVE);
                 self.heard = Some(now);
@@ -274,6 +280,19 @@ impl Core for PipelineCore {
             // A ChessLink board has no serial number; its firmware version names it.
             Protocol::Millennium => self.version.clone(),
         }
+    }
+
+    fn identity(&self) -> Option<String> {
+        // The number only: the long form puts the firmware version before it.
+        match self.protocol {
+            Protocol::Dgt => self.serial.clone(),
+            // A ChessLink's version is the same on every board of a model.
+            Protocol::Millennium => None,
+        }
+    }
+
+    fn tells_identity(&self) -> bool {
+        self.protocol == Protocol::Dgt
     }
 
     fn link_lost(&self) -> Option<String> {

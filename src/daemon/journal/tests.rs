@@ -162,3 +162,30 @@ fn civil_dates_are_right_across_leap_years() {
     assert_eq!(date, "2024.02.29");
     assert_eq!(stamp, "20240229-123456");
 }
+
+#[test]
+fn a_journal_the_disk_refuses_keeps_the_game_and_catches_up_when_it_takes_it() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (mut j, _) = Journal::open(dir.path(), "b", Players::default()).expect("open");
+    j.record(&at(0, new_game())).expect("new game");
+    // The disk is full: the append fails, the game goes on in memory.
+    j.file = OpenOptions::new()
+        .append(true)
+        .open("/dev/full")
+        .expect("/dev/full");
+    let e = j.record(&at(10, e4())).expect_err("no space");
+    assert_eq!(e.source.raw_os_error(), Some(28), "{e}");
+    assert!(j.behind());
+    assert_eq!(j.game().ply(), 1);
+    // Room again: the next event writes the whole game.
+    j.record(&at(20, e5())).expect("caught up");
+    assert!(!j.behind());
+    j.record(&at(30, GameEvent::Takeback { ply: 1 }))
+        .expect("appended");
+    let (_, resumed) = Journal::open(dir.path(), "b", Players::default()).expect("reopen");
+    assert_eq!(
+        resumed.events,
+        vec![new_game(), e4(), e5(), GameEvent::Takeback { ply: 1 }]
+    );
+    assert!(resumed.corrupt.is_empty());
+}

@@ -139,6 +139,8 @@ pub struct DgtDevice {
     presses_seen: usize,
     leds: Option<(u8, u8)>,
     clock_text: Option<String>,
+    serial: String,
+    clock_acks: bool,
     to_board: SerialLine,
     to_host: SerialLine,
     out: VecDeque<Transmission>,
@@ -162,6 +164,8 @@ impl DgtDevice {
             presses_seen: 0,
             leds: None,
             clock_text: None,
+            serial: "10960".to_string(),
+            clock_acks: true,
             to_board: SerialLine::new(9600),
             to_host: SerialLine::new(9600),
             out: VecDeque::new(),
@@ -178,6 +182,17 @@ impl DgtDevice {
     /// puts the LEDs out.
     pub fn lit_fields(&self) -> Option<(u8, u8)> {
         self.leds
+    }
+
+    /// Gives the board another serial number (five digits; `10960` by default).
+    pub fn set_serial(&mut self, serial: &str) {
+        self.serial = serial.to_string();
+    }
+
+    /// Whether the clock acknowledges commands (it does by default); one that does not
+    /// still carries them out and runs.
+    pub fn set_clock_acks(&mut self, acks: bool) {
+        self.clock_acks = acks;
     }
 
     /// The text the host last put on the clock (DGT3000 ASCII), trimmed, until the clock
@@ -213,9 +228,9 @@ impl DgtDevice {
                 Command::SendUpdateNice => self.set_mode(Mode::UpdateNice),
                 Command::ToBusMode => self.set_mode(Mode::Idle),
                 Command::SendClock => Some(BoardMessage::ClockTimes(self.clock_times(ready))),
-                Command::ReturnSerialNr => Some(BoardMessage::SerialNr("10960".into())),
+                Command::ReturnSerialNr => Some(BoardMessage::SerialNr(self.serial.clone())),
                 Command::ReturnLongSerialNr => {
-                    Some(BoardMessage::LongSerialNr("3.10 10960".into()))
+                    Some(BoardMessage::LongSerialNr(format!("3.10 {}", self.serial)))
                 }
                 Command::SendTrademark => Some(BoardMessage::Trademark(
                     "Digital Game Technology (emulated by eboardd)\r\nboard emulator, \
@@ -308,7 +323,7 @@ impl DgtDevice {
             clock.switch(now, next);
         }
         // The clock answers in update modes only (the board passes acks on then).
-        if self.mode == Mode::Idle {
+        if self.mode == Mode::Idle || !self.clock_acks {
             return;
         }
         let third = match command {

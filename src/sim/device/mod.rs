@@ -111,6 +111,21 @@ impl EmulatedBoard {
         }
     }
 
+    /// A DGT board's serial number from now on (a ChessLink has none: nothing changes).
+    pub fn set_serial(&mut self, serial: &str) {
+        if let EmulatedBoard::Dgt(d) = self {
+            d.set_serial(serial);
+        }
+    }
+
+    /// Whether a DGT board's clock acknowledges commands from now on (see
+    /// [`DgtDevice::set_clock_acks`]).
+    pub fn set_clock_acks(&mut self, acks: bool) {
+        if let EmulatedBoard::Dgt(d) = self {
+            d.set_clock_acks(acks);
+        }
+    }
+
     /// The protocol the board speaks.
     pub fn protocol(&self) -> Protocol {
         match self {
