@@ -141,7 +141,10 @@ fn run(o: &Options) -> Result<(), String> {
             clock: protocol == Protocol::Dgt,
             ..BoardOptions::default()
         };
-        let board = EmulatedBoard::with_options(protocol, &options, &timeline.start, seed);
+        let mut board = EmulatedBoard::with_options(protocol, &options, &timeline.start, seed);
+        // Each DGT board has its own serial number, as real ones do: the daemon follows a
+        // board's game by it.
+        board.set_serial(&format!("{:05}", 20000 + i));
         let mut pty = PtyBoard::open(board, o.speed).map_err(|e| e.to_string())?;
         config.push_str(&format!(
             "[[board]]\ndevice = \"{}\"\nprotocol = \"{protocol}\"\n\

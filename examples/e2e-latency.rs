@@ -121,8 +121,10 @@ fn run(o: &Options) -> Result<(), String> {
         for p in &mut timeline.presses {
             p.t = Time::from_micros(p.t.as_micros() + lead.as_micros());
         }
-        let board =
+        let mut board =
             EmulatedBoard::with_options(protocol, &BoardOptions::default(), &timeline.start, seed);
+        // Each DGT board has its own serial number: the daemon follows a board's game by it.
+        board.set_serial(&format!("{:05}", 20000 + i));
         let mut pty = PtyBoard::open(board, o.speed).map_err(|e| e.to_string())?;
         let (tx, rx) = mpsc::channel();
         pty.log_writes(tx);

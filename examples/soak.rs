@@ -247,12 +247,14 @@ fn run(o: &Options) -> Result<bool, String> {
             return Err("no rounds".into());
         };
         let until = Time::from_micros(offset);
-        let board = EmulatedBoard::with_options(
+        let mut board = EmulatedBoard::with_options(
             protocol,
             &BoardOptions::default(),
             &tournament.start,
             i as u64,
         );
+        // Each DGT board has its own serial number: the daemon follows a board's game by it.
+        board.set_serial(&format!("{:05}", 20000 + i));
         let pty = PtyBoard::open(board, 1.0).map_err(|e| e.to_string())?;
         config.push_str(&format!(
             "[[board]]\ndevice = \"{}\"\nprotocol = \"{protocol}\"\n",

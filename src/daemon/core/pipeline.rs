@@ -28,6 +28,11 @@ use crate::daemon::config::{Laws, TouchMove};
 /// How often a DGT board is asked for its serial number to prove the link is alive.
 pub const DGT_KEEPALIVE: Duration = Duration::from_secs(1);
 
+/// The shortest time between two LED changes sent to a board. Changes asked for sooner
+/// wait, and only the latest of them is sent: clients asking faster than the serial line
+/// can carry must not hold up the board's own reports.
+pub const LED_GAP: Duration = Duration::from_millis(50);
+
 /// The production core (see the module documentation). New games, set positions and
 /// journalled games to resume go into the tracker.
 #[derive(Debug)]
@@ -35,6 +40,9 @@ pub struct PipelineCore {
     protocol: Protocol,
     core: BoardCore,
     transmit: VecDeque<Vec<u8>>,
+    /// When the LEDs were last changed, and the latest change waiting for [`LED_GAP`].
+    leds_sent: Option<Time>,
+    leds_due: Option<Vec<Vec<u8>>>,
     events: VecDeque<TimedEvent>,
     keepalive: Option<Time>,
     clock: ClockQueue,
@@ -50,6 +58,23 @@ pub struct PipelineCore {
 }
 
 impl PipelineCore {
+    /// Changes the LEDs now, or once [`LED_GAP`] has passed since the last change (a
+    /// later change replacing this one meanwhile).
+    fn set_leds(&mut self, now: Time, messages: Vec<Vec<u8>>) {
+        self.leds_due = Some(messages);
+        self.send_due_leds(now);
+    }
+
+    fn send_due_leds(&mut self, now: Time) {
+        if self.leds_sent.is_some_and(|sent| now < sent + LED_GAP) {
+            return;
+        }
+        if let Some(messages) = self.leds_due.take() {
+            self.transmit.extend(messages);
+            self.leds_sent = Some(now);
+        }
+    }
+
     /// A core for a board speaking `protocol`.
     pub fn new(protocol: Protocol, settings: &CoreSettings) -> Self {
         let tracker = TrackerConfig {
@@ -71,6 +96,8 @@ impl PipelineCore {
             protocol,
             core: BoardCore::new(protocol, config),
             transmit: VecDeque::new(),
+            leds_sent: None,
+            leds_due: None,
             events: VecDeque::new(),
             keepalive: None,
             clock: ClockQueue::new(),
@@ -173,6 +200,7 @@ impl Core for PipelineCore {
 
     fn handle_timeout(&mut self, now: Time) {
         self.core.handle_timeout(now);
+        self.send_due_leds(now);
         if let Some(due) = self.keepalive.filter(|due| *due <= now) {
             self.transmit
                 .extend(dgt::Command::ReturnSerialNr.to_bytes().ok());
@@ -217,8 +245,8 @@ impl Core for PipelineCore {
                     return Err(CommandError::Rejected(format!("{uci} moves no piece")));
                 };
                 let orientation = self.orientation_now();
-                self.transmit
-                    .extend(leds::show_move(self.protocol, orientation, from, to));
+                let messages = leds::show_move(self.protocol, orientation, from, to);
+                self.set_leds(now, messages);
                 // The move on the clock too, when there is one.
                 if self.protocol == Protocol::Dgt && self.clock.present() == Some(true) {
                     let text = if san.is_empty() { uci.to_string() } else { san };
@@ -228,8 +256,8 @@ impl Core for PipelineCore {
             }
             CoreCommand::SetLeds(squares) => {
                 let orientation = self.orientation_now();
-                self.transmit
-                    .extend(leds::light(self.protocol, orientation, &squares));
+                let messages = leds::light(self.protocol, orientation, &squares);
+                self.set_leds(now, messages);
                 Ok(())
             }
             CoreCommand::ClockText(text) => self.clock_text(now, &text),
@@ -254,6 +282,10 @@ impl Core for PipelineCore {
     fn poll_timeout(&self) -> Option<Time> {
         [
             self.core.poll_timeout(),
+            self.leds_due
+                .as_ref()
+                .and(self.leds_sent)
+                .map(|sent| sent + LED_GAP),
             self.keepalive,
             self.clock.poll_timeout(),
             self.watch.poll_timeout(),

@@ -163,11 +163,51 @@ fn leds_on_a_millennium_board_go_out_as_l_and_x_frames_and_it_has_no_clock() {
     let l = sent(&mut core);
     assert_eq!(l.len(), 1);
     assert_eq!(l[0][0] & 0x7f, b'L');
-    core.handle_command(Time::ZERO, CoreCommand::SetLeds(vec![]))
+    core.handle_command(Time::ZERO + LED_GAP, CoreCommand::SetLeds(vec![]))
         .expect("off");
     assert_eq!(sent(&mut core), [millennium::Command::LedsOff.encode()]);
     let text = core.handle_command(Time::ZERO, CoreCommand::ClockText("x".into()));
     assert!(matches!(text, Err(CommandError::Unsupported(_))));
+}
+
+#[test]
+fn led_changes_asked_for_faster_than_the_gap_go_out_once_it_has_passed_only_the_latest() {
+    let lit = |squares: Vec<Square>| {
+        let mut fresh = PipelineCore::new(Protocol::Millennium, &settings());
+        fresh
+            .handle_command(Time::ZERO, CoreCommand::SetLeds(squares))
+            .expect("lit");
+        sent(&mut fresh)
+    };
+    let leds_frames = |out: Vec<Vec<u8>>| -> Vec<Vec<u8>> {
+        out.into_iter().filter(|m| m[0] & 0x7f == b'L').collect()
+    };
+    let mut core = PipelineCore::new(Protocol::Millennium, &settings());
+    core.handle_connected(Time::ZERO);
+    sent(&mut core);
+    let t0 = Time::from_millis(100);
+    core.handle_command(t0, CoreCommand::SetLeds(vec![Square::E2]))
+        .expect("lit");
+    assert_eq!(
+        sent(&mut core),
+        lit(vec![Square::E2]),
+        "the first change at once"
+    );
+    for (i, square) in [Square::E3, Square::E4, Square::E5].into_iter().enumerate() {
+        let at = t0 + Duration::from_millis(10 * (i as u64 + 1));
+        core.handle_command(at, CoreCommand::SetLeds(vec![square]))
+            .expect("lit");
+    }
+    assert!(sent(&mut core).is_empty(), "nothing more within the gap");
+    assert!(core.poll_timeout().is_some_and(|t| t <= t0 + LED_GAP));
+    core.handle_timeout(t0 + LED_GAP);
+    assert_eq!(
+        leds_frames(sent(&mut core)),
+        lit(vec![Square::E5]),
+        "only the latest change, once the gap has passed"
+    );
+    core.handle_timeout(t0 + LED_GAP * 3);
+    assert!(leds_frames(sent(&mut core)).is_empty(), "and only once");
 }
 
 #[test]
