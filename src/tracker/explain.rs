@@ -207,6 +207,14 @@ pub struct Candidate {
 /// At most this many pieces of a sequence's earlier plies may be unseen.
 const MAX_UNSEEN: u8 = 1;
 
+/// The plies of the sequence being searched, deepest last.
+struct Prefix {
+    moves: [Option<Move>; MAX_PLIES],
+    /// For each ply: the squares it puts a piece on, the squares it touches, and the
+    /// latest time it can have begun.
+    plies: [(Bitboard, Bitboard, Option<Time>); MAX_PLIES],
+}
+
 /// Where the search stands in a sequence.
 #[derive(Clone, Copy, Debug)]
 struct Path {
@@ -214,9 +222,6 @@ struct Path {
     depth: usize,
     /// When the latest of the earlier plies began, if known.
     prev_start: Option<Time>,
-    /// For each earlier ply: the squares it puts a piece on, the squares it touches, and
-    /// the latest time it can have begun.
-    plies: [(Bitboard, Bitboard, Option<Time>); MAX_PLIES],
     /// See [`Candidate::first_moves_on`].
     first_moves_on: Option<Time>,
     /// See [`Candidate::unseen`].
@@ -700,11 +705,13 @@ pub fn explain(base: &BaseMoves, sight: &Sight<'_>, max_plies: usize, out: &mut 
     if d0.is_empty() || max_plies == 0 {
         return;
     }
-    let mut prefix = [None; MAX_PLIES];
+    let mut prefix = Prefix {
+        moves: [None; MAX_PLIES],
+        plies: [(Bitboard::EMPTY, Bitboard::EMPTY, None); MAX_PLIES],
+    };
     let first = Path {
         depth: 0,
         prev_start: None,
-        plies: [(Bitboard::EMPTY, Bitboard::EMPTY, None); MAX_PLIES],
         first_moves_on: None,
         unseen: 0,
         max_unseen: 0,
@@ -729,7 +736,7 @@ fn search(
     base: &BaseMoves,
     d_before: Bitboard,
     sight: &Sight<'_>,
-    prefix: &mut [Option<Move>; MAX_PLIES],
+    prefix: &mut Prefix,
     path: Path,
     max_plies: usize,
     out: &mut Vec<Candidate>,
@@ -828,7 +835,7 @@ fn step(
     e: &Effect,
     (d_before, d_full): (Bitboard, Bitboard),
     sight: &Sight<'_>,
-    prefix: &mut [Option<Move>; MAX_PLIES],
+    prefix: &mut Prefix,
     path: Path,
     max_plies: usize,
     out: &mut Vec<Candidate>,
@@ -852,18 +859,17 @@ fn step(
     {
         return;
     }
-    prefix[depth] = Some(e.mv);
-    let mut plies = path.plies;
+    prefix.moves[depth] = Some(e.mv);
     // The latest time the ply can have begun: unknown if a lift came in a whole-board report.
     let latest_start = start.filter(|_| ((e.from | e.taken) & sight.evidence.whole).is_empty());
-    plies[depth] = (e.to, e.touched, latest_start);
+    prefix.plies[depth] = (e.to, e.touched, latest_start);
     let fit = sight.fit(base.pos.board(), d_full, e);
     if fit.started
         && fit.unexplained.count() as u32 <= MAX_COST
-        && (depth == 0 || ends_in_turn(&plies[..=depth], sight))
+        && (depth == 0 || ends_in_turn(&prefix.plies[..=depth], sight))
     {
         out.push(Candidate {
-            moves: *prefix,
+            moves: prefix.moves,
             len: (depth + 1) as u8,
             unexplained: fit.unexplained,
             transit: fit.transit,
@@ -881,7 +887,7 @@ fn step(
     if depth + 1 < max_plies && (e.from & d_before).any() && unseen <= path.max_unseen {
         let d_after = fit.differs_after & !sight.ghost;
         if not_seen.any() && !may_be_taken(e, not_seen, d_after) {
-            prefix[depth] = None;
+            prefix.moves[depth] = None;
             return;
         }
         let remaining = (max_plies - depth - 1) as u32;
@@ -893,7 +899,6 @@ fn step(
                 depth: depth + 1,
                 // Each ply starts after every earlier one did: keep the latest start.
                 prev_start: start.max(prev_start),
-                plies,
                 first_moves_on: path.first_moves_on,
                 unseen,
                 max_unseen: path.max_unseen,
@@ -902,7 +907,7 @@ fn step(
             search(next, d_after, sight, prefix, deeper, max_plies, out);
         }
     }
-    prefix[depth] = None;
+    prefix.moves[depth] = None;
 }
 
 #[cfg(test)]
