@@ -285,6 +285,15 @@ mod tests {
     use super::*;
     use shakmaty::{EnPassantMode, fen::Fen, uci::UciMove};
 
+    fn play_uci(pos: &mut Chess, u: &str) {
+        let m = u
+            .parse::<UciMove>()
+            .ok()
+            .and_then(|m| m.to_move(pos).ok())
+            .unwrap_or_else(|| panic!("{u} illegal"));
+        pos.play_unchecked(m);
+    }
+
     #[test]
     fn fen_of_matches_shakmaty() {
         let mut pos = Chess::default();
@@ -292,12 +301,7 @@ mod tests {
             "e2e4", "d7d5", "e4e5", "f7f5", "e5f6", "g8f6", "g1f3", "b8c6", "f1b5", "c8d7", "e1g1",
             "e7e6", "a2a4", "d8e7", "a4a5", "h7h6",
         ] {
-            let m = u
-                .parse::<UciMove>()
-                .ok()
-                .and_then(|m| m.to_move(&pos).ok())
-                .unwrap_or_else(|| panic!("{u} illegal"));
-            pos.play_unchecked(m);
+            play_uci(&mut pos, u);
             assert_eq!(
                 fen_of(&pos),
                 Fen::from_position(&pos, EnPassantMode::Legal).to_string()
@@ -323,12 +327,7 @@ mod tests {
         for u in [
             "h2h4", "a7a5", "g1h1", "b8a8", "h1h3", "c8g8", "c1b1", "a8a6",
         ] {
-            let m = u
-                .parse::<UciMove>()
-                .ok()
-                .and_then(|m| m.to_move(&pos).ok())
-                .unwrap_or_else(|| panic!("{u} illegal"));
-            pos.play_unchecked(m);
+            play_uci(&mut pos, u);
             assert_eq!(
                 fen_of(&pos),
                 Fen::from_position(&pos, EnPassantMode::Legal).to_string(),

@@ -161,15 +161,17 @@ async fn flood_call(conn: &zbus::Connection, i: usize) -> zbus::Result<zbus::Mes
     }
 }
 
-/// While an emulated DGT board plays a real game through the real daemon, a client sends
-/// it rounds of 12,000 calls, up to 500 at a time without waiting for the answers, most of
-/// them wrong, until the game has gone on meanwhile. Every call is answered (a wrong one
-/// with an error), another client's calls are answered all the while, the game comes
-/// through whole, and the daemon's memory stays within bounds.
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_client_flooding_the_daemon_with_calls_neither_stops_the_game_nor_other_clients() {
-    const CALLS: usize = 12_000;
-    const AT_ONCE: usize = 500;
+/// What each test here starts from: a private bus, a state folder, the link of one DGT
+/// board, and the Opera game as its hand plays it (seed 21).
+struct Stage {
+    dir: tempfile::TempDir,
+    address: String,
+    state: std::path::PathBuf,
+    link: std::path::PathBuf,
+    played: crate::emulated_game::Played,
+}
+
+fn stage() -> Stage {
     let dir = tempfile::tempdir().expect("tempdir");
     let address = start_bus(dir.path());
     let state = dir.path().join("state");
@@ -181,6 +183,31 @@ async fn a_client_flooding_the_daemon_with_calls_neither_stops_the_game_nor_othe
         HandOptions::default(),
         BoardOptions::default(),
     );
+    Stage {
+        dir,
+        address,
+        state,
+        link,
+        played,
+    }
+}
+
+/// While an emulated DGT board plays a real game through the real daemon, a client sends
+/// it rounds of 12,000 calls, up to 500 at a time without waiting for the answers, most of
+/// them wrong, until the game has gone on meanwhile. Every call is answered (a wrong one
+/// with an error), another client's calls are answered all the while, the game comes
+/// through whole, and the daemon's memory stays within bounds.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_client_flooding_the_daemon_with_calls_neither_stops_the_game_nor_other_clients() {
+    const CALLS: usize = 12_000;
+    const AT_ONCE: usize = 500;
+    let Stage {
+        dir,
+        address,
+        state,
+        link,
+        played,
+    } = stage();
     let perf = played.perf;
     let conn = client(&address).await;
     let mut signals = Signals::record(&conn).await;
@@ -298,17 +325,13 @@ pub fn journalled_plies(state: &std::path::Path, link: &std::path::Path) -> Vec<
 async fn a_daemon_killed_with_sigkill_at_seeded_moments_loses_and_repeats_no_move() {
     const SEED: u64 = 0x5eed_0007;
     const KILLS: usize = 6;
-    let dir = tempfile::tempdir().expect("tempdir");
-    let address = start_bus(dir.path());
-    let state = dir.path().join("state");
-    let link = board_link(dir.path(), "dgt0");
-    let played = play(
-        &opera(),
-        Protocol::Dgt,
-        21,
-        HandOptions::default(),
-        BoardOptions::default(),
-    );
+    let Stage {
+        dir,
+        address,
+        state,
+        link,
+        played,
+    } = stage();
     let perf = played.perf;
     let truth = truth_sans(&perf);
     let plies = truth.len() as u64;
@@ -428,17 +451,13 @@ fn lift_fsize_limit(pid: u32) {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_journal_on_a_full_disk_keeps_the_game_in_memory_and_catches_up_when_there_is_room() {
     const ROOM: u64 = 2048;
-    let dir = tempfile::tempdir().expect("tempdir");
-    let address = start_bus(dir.path());
-    let state = dir.path().join("state");
-    let link = board_link(dir.path(), "dgt0");
-    let played = play(
-        &opera(),
-        Protocol::Dgt,
-        21,
-        HandOptions::default(),
-        BoardOptions::default(),
-    );
+    let Stage {
+        dir,
+        address,
+        state,
+        link,
+        played,
+    } = stage();
     let perf = played.perf;
     let truth = truth_sans(&perf);
     let conn = client(&address).await;
