@@ -160,7 +160,12 @@ pub fn is_move(msg: &Message, ply: u32) -> bool {
 
 /// How long the daemon may take to see the whole of a game played at [`SPEED`].
 pub fn game_limit(perf: &Performance) -> Duration {
-    Duration::from_secs_f64(perf.timeline.end().as_ms_f64() / 1000.0 / SPEED) + LIMIT
+    game_limit_at(perf, SPEED)
+}
+
+/// [`game_limit`] for a game played `speed` times faster than real time.
+pub fn game_limit_at(perf: &Performance, speed: f64) -> Duration {
+    Duration::from_secs_f64(perf.timeline.end().as_ms_f64() / 1000.0 / speed) + LIMIT
 }
 
 /// The SANs of the truth's plies.

@@ -14,7 +14,7 @@ use zbus::Message;
 
 use crate::emulated::EmulatedPty;
 use crate::emulated_game::{
-    Followed, SPEED, contains, count, find, game_limit, is_event, is_move, opera, play,
+    Followed, SPEED, contains, count, find, game_limit_at, is_event, is_move, opera, play,
     real_daemon, truth_sans,
 };
 use crate::support::*;
@@ -69,6 +69,7 @@ struct Setup {
     signals: Signals,
     board: EmulatedPty,
     perf: Performance,
+    speed: f64,
     _daemon: (eboardd::daemon::Daemon, eboardd::dbus::Service),
 }
 
@@ -78,16 +79,19 @@ async fn set_up(protocol: Protocol, seed: u64) -> Setup {
         seed,
         HandOptions::default(),
         BoardOptions::default(),
+        SPEED,
     )
     .await
 }
 
-/// [`set_up`] with this hand and board.
+/// [`set_up`] with this hand and board, the game played `speed` times faster than real
+/// time.
 async fn set_up_with(
     protocol: Protocol,
     seed: u64,
     hand: HandOptions,
     board: BoardOptions,
+    speed: f64,
 ) -> Setup {
     logs();
     let dir = tempfile::tempdir().expect("tempdir");
@@ -97,7 +101,7 @@ async fn set_up_with(
     let perf = played.perf;
     let conn = client(&address).await;
     let signals = Signals::record(&conn).await;
-    let board = EmulatedPty::start(&link, played.board, perf.timeline.clone(), SPEED, vec![]);
+    let board = EmulatedPty::start(&link, played.board, perf.timeline.clone(), speed, vec![]);
     let daemon = real_daemon(
         &address,
         &dir.path().join("state"),
@@ -111,6 +115,7 @@ async fn set_up_with(
         signals,
         board,
         perf,
+        speed,
         _daemon: daemon,
     }
 }
@@ -118,14 +123,14 @@ async fn set_up_with(
 impl Setup {
     /// Waits for the `Move` signal of `ply`, keeping every signal in `seen`.
     async fn until_move(&mut self, seen: &mut Vec<Message>, ply: u32) {
-        let limit = game_limit(&self.perf);
+        let limit = game_limit_at(&self.perf, self.speed);
         seen.extend(self.signals.until(limit, |m| is_move(m, ply)).await);
     }
 
     /// Waits for the game's result, then checks that the signals told the whole game and
     /// that the daemon still answers and still reaches the board.
     async fn finish(&mut self, mut seen: Vec<Message>) -> Followed {
-        let limit = game_limit(&self.perf);
+        let limit = game_limit_at(&self.perf, self.speed);
         seen.extend(self.signals.until(limit, |m| is_event(m, "result")).await);
         let followed = Followed::from(&seen);
         assert_eq!(
@@ -323,7 +328,9 @@ async fn a_dgt_clock_that_stops_acknowledging_neither_stalls_the_board_nor_piles
         clock: true,
         ..BoardOptions::default()
     };
-    let mut s = set_up_with(Protocol::Dgt, 21, hand, board).await;
+    // Slower than the other tests: the client's calls between plies run on the same
+    // runtime as the daemon, and a stall must not bunch several plies together.
+    let mut s = set_up_with(Protocol::Dgt, 21, hand, board, SPEED / 3.0).await;
     let silent_from = between(&s.perf, 10);
     s.board.change_at(silent_from, |b| b.set_clock_acks(false));
     let mut seen = Vec::new();

@@ -13,7 +13,9 @@ use eboardd::sim::device::BoardOptions;
 use futures_util::StreamExt;
 
 use crate::emulated::EmulatedPty;
-use crate::emulated_game::{SPEED, game_limit, is_event, is_move, opera, play, truth_sans};
+use crate::emulated_game::{
+    SPEED, game_limit, game_limit_at, is_event, is_move, opera, play, truth_sans,
+};
 use crate::emulated_links::{pgn_sans, spawn_daemon, wait_for};
 use crate::support::*;
 
@@ -161,6 +163,10 @@ async fn flood_call(conn: &zbus::Connection, i: usize) -> zbus::Result<zbus::Mes
     }
 }
 
+/// The flood test's game runs slower than the others: the flood loads the machine, and a
+/// stall must not bunch several plies together.
+const FLOOD_SPEED: f64 = SPEED / 3.0;
+
 /// What each test here starts from: a private bus, a state folder, the link of one DGT
 /// board, and the Opera game as its hand plays it (seed 21).
 struct Stage {
@@ -211,12 +217,20 @@ async fn a_client_flooding_the_daemon_with_calls_neither_stops_the_game_nor_othe
     let perf = played.perf;
     let conn = client(&address).await;
     let mut signals = Signals::record(&conn).await;
-    let _board = EmulatedPty::start(&link, played.board, perf.timeline.clone(), SPEED, vec![]);
+    let _board = EmulatedPty::start(
+        &link,
+        played.board,
+        perf.timeline.clone(),
+        FLOOD_SPEED,
+        vec![],
+    );
     let log = dir.path().join("daemon.log");
     let daemon = spawn_daemon(&address, &state, &link, &log);
     let pid = daemon.0.id();
     let proxy = board_proxy(&conn, board_path(0)).await;
-    signals.until(game_limit(&perf), |m| is_move(m, 3)).await;
+    signals
+        .until(game_limit_at(&perf, FLOOD_SPEED), |m| is_move(m, 3))
+        .await;
     let before = peak_kb(pid);
 
     let flooder = client(&address).await;
@@ -273,7 +287,7 @@ async fn a_client_flooding_the_daemon_with_calls_neither_stops_the_game_nor_othe
     );
 
     signals
-        .until(game_limit(&perf), |m| is_event(m, "result"))
+        .until(game_limit_at(&perf, FLOOD_SPEED), |m| is_event(m, "result"))
         .await;
     let plies = perf.truth.plies.len() as u32;
     wait_for(&proxy, LIMIT, &log, |ply, pgn| {
