@@ -145,7 +145,11 @@ fn the_bridge_follows_the_daemons_board_and_answers_with_its_moves() {
     gui.send("position startpos");
     gui.send("go wtime 60000 btime 60000");
     gui.wait_for(LIMIT, |l| l.contains("following the daemon's board"));
-    gui.wait_for(LIMIT, |l| l.contains("level with the GUI: White to move"));
+    // Level with the GUI, whether the board's game was known before the `go` or came after.
+    gui.wait_for(LIMIT, |l| {
+        l.contains("level with the GUI: White to move")
+            || l.contains("waiting for White's move on the board")
+    });
     play(&mut board, "e2e4");
     assert_eq!(gui.expect_protocol(LIMIT), "bestmove e2e4");
 
