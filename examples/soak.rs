@@ -12,6 +12,9 @@
 //!     [--eboardd PATH]
 //! ```
 //!
+//! `SOAK_LOG=FILE` keeps the daemon's log, `SOAK_RECORD=DIR` its traces of every board,
+//! `SOAK_DEBUG=1` prints what the daemon said of each board.
+//!
 //! `--hand-speed` divides the hands' thinking and motions (not the physical behaviours:
 //! slide rests, quick replies, flicker) so that a round takes minutes, not hours. Games
 //! come from `--pgn` (every legal game in the file) or the games built into eboardd.
@@ -200,6 +203,12 @@ fn run(o: &Options) -> Result<bool, String> {
     let address = start_bus(&dir.path().join("bus"))?;
     let stop = Arc::new(AtomicBool::new(false));
     let mut config = String::new();
+    if let Some(dir) = std::env::var_os("SOAK_RECORD") {
+        config.push_str(&format!(
+            "[daemon]\nrecord-dir = \"{}\"\n",
+            PathBuf::from(dir).display()
+        ));
+    }
     let mut boards = Vec::new();
     let mut expected: Vec<Vec<Vec<String>>> = Vec::new();
     let hand = HandOptions {
@@ -277,11 +286,19 @@ fn run(o: &Options) -> Result<bool, String> {
 
     let mut paths = Vec::new();
     let mut threads = Vec::new();
-    for (mut pty, tournament, until) in boards {
+    // Every board answers the daemon until the last board's tournament is over.
+    let until = boards
+        .iter()
+        .map(|(_, _, until)| *until)
+        .max()
+        .unwrap_or(Time::ZERO);
+    for (mut pty, tournament, _) in boards {
         paths.push(pty.path().to_string());
         let stop = Arc::clone(&stop);
         threads.push(std::thread::spawn(move || {
-            let _ = pty.run(&tournament, until, &stop);
+            if let Err(e) = pty.run(&tournament, until, &stop) {
+                eprintln!("soak: the board on {} stopped: {e}", pty.path());
+            }
         }));
     }
 

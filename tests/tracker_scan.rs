@@ -351,3 +351,37 @@ fn a_slide_s_transit_square_emptied_is_no_lost_piece() {
     assert_eq!(run.final_uci()[4..], ["f1b5", "g8f6"], "{}", run.lines());
     assert_eq!(run.count("retract"), 0, "{}", run.lines());
 }
+
+#[test]
+fn a_rook_put_back_where_the_piece_taken_at_once_came_from_is_the_third_ply() {
+    // 1. Rxd7 Rxd7 2. Rd1: White's rook takes on d7 and is taken at once, before the board
+    // saw it there; then White's other rook comes to d1, the square the first one left,
+    // reported before h1 is reported empty (the board's scan). d1 shows a white rook again,
+    // so nothing but the lifts tells that the first rook left it.
+    let fen = "3rk3/3n4/8/8/8/8/8/2KR3R w - - 0 1";
+    let (cfg, first) = set_up(fen, scanning());
+    let s = Script::new()
+        .lift("d1")
+        .wait(60.0)
+        .lift("d7")
+        .wait(420.0)
+        .lift("d8")
+        .wait(25.0)
+        .place("d7", 'r')
+        .wait(150.0)
+        .place("d1", 'R')
+        .wait(13.0)
+        .lift("h1")
+        .wait(2000.0)
+        .lift("e8")
+        .wait(300.0)
+        .place("e7", 'k');
+    let run = run_script_with(cfg, &first, &s);
+    assert_eq!(
+        run.final_uci(),
+        ["d1d7", "d8d7", "h1d1", "e8e7"],
+        "{}",
+        run.lines()
+    );
+    assert_eq!(run.count("mismatch"), 0, "{}", run.lines());
+}

@@ -880,11 +880,16 @@ fn step(
             unseen: path.unseen,
         });
     }
-    // Go deeper only if this move is plainly done: its piece has left and what it puts down
-    // was seen there (all but a few pieces taken again before the board saw them).
+    // Go deeper only if this move is plainly done: its piece has left (its square differs,
+    // or was seen emptied: a later ply may have put another piece there) and what it puts
+    // down was seen there (all but a few pieces taken again before the board saw them).
     let not_seen = sight.unseen(e);
     let unseen = path.unseen + not_seen.count() as u8;
-    if depth + 1 < max_plies && (e.from & d_before).any() && unseen <= path.max_unseen {
+    let left = e
+        .from
+        .into_iter()
+        .any(|sq| d_before.contains(sq) || sight.evidence.lifted_at[sq.to_usize()].is_some());
+    if depth + 1 < max_plies && left && unseen <= path.max_unseen {
         let d_after = fit.differs_after & !sight.ghost;
         if not_seen.any() && !may_be_taken(e, not_seen, d_after) {
             prefix.moves[depth] = None;
