@@ -178,6 +178,22 @@ fn footprint(pid: u32) -> (u64, usize, usize) {
     (rss, count("fd"), count("task"))
 }
 
+/// CPU time (user and system) a process has used, in seconds.
+fn cpu_seconds(pid: u32) -> f64 {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+    // The fields after the command name, which is in parentheses and may hold spaces.
+    let fields: Vec<&str> = stat
+        .rsplit_once(')')
+        .map(|(_, rest)| rest.split_whitespace().collect())
+        .unwrap_or_default();
+    // utime and stime are fields 14 and 15 of the line, 12 and 13 after the name.
+    let ticks: u64 = [11, 12]
+        .iter()
+        .filter_map(|&i| fields.get(i).and_then(|v| v.parse::<u64>().ok()))
+        .sum();
+    ticks as f64 / 100.0
+}
+
 fn load_games(o: &Options) -> Result<Vec<Game>, String> {
     let games: Vec<Game> = match &o.pgn {
         Some(path) => {
@@ -338,9 +354,20 @@ fn run(o: &Options) -> Result<bool, String> {
         });
         tokio::time::sleep(Duration::from_secs(3)).await;
         let first = footprint(pid);
-        // The rounds run on the boards' threads; wait for them without blocking the client.
+        // The rounds run on the boards' threads; wait for them without blocking the client,
+        // and look at the daemon's memory every minute.
+        let mut looked = Instant::now();
         while !threads.iter().all(|t| t.is_finished()) {
             tokio::time::sleep(Duration::from_millis(200)).await;
+            if looked.elapsed() >= Duration::from_secs(60) {
+                looked = Instant::now();
+                let (rss, fds, tasks) = footprint(pid);
+                println!(
+                    "  after {:.0} s: VmRSS {rss} kB, open fds {fds}, threads {tasks}, CPU {:.1} s",
+                    started.elapsed().as_secs_f64(),
+                    cpu_seconds(pid)
+                );
+            }
         }
         tokio::time::sleep(Duration::from_secs(2)).await;
         let mut devices = HashMap::new();
@@ -356,6 +383,7 @@ fn run(o: &Options) -> Result<bool, String> {
     })?;
     let last = footprint(pid);
     let elapsed = started.elapsed();
+    let cpu = cpu_seconds(pid);
     let _ = daemon.kill();
     let _ = daemon.wait();
     stop.store(true, Ordering::Relaxed);
@@ -418,6 +446,11 @@ fn run(o: &Options) -> Result<bool, String> {
     println!(
         "daemon: VmRSS {} kB at the start, {} kB at the end; open fds {} -> {}; threads {} -> {}",
         first.0, last.0, first.1, last.1, first.2, last.2
+    );
+    println!(
+        "daemon: CPU {cpu:.1} s in {:.0} s, {:.2} % of one core",
+        elapsed.as_secs_f64(),
+        100.0 * cpu / elapsed.as_secs_f64()
     );
     Ok(games_exact == games_total)
 }

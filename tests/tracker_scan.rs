@@ -385,3 +385,43 @@ fn a_rook_put_back_where_the_piece_taken_at_once_came_from_is_the_third_ply() {
     );
     assert_eq!(run.count("mismatch"), 0, "{}", run.lines());
 }
+
+#[test]
+fn a_ply_completed_by_a_later_ply_s_piece_leaves_the_later_plies_their_reports() {
+    // 9...b5 10. Nxb5 cxb5 11. Bxb5+ Nbd7 as a DGT board saw it: the pawn put on b5 was
+    // taken before the board saw it there (a white knight was reported on b5 at once), so
+    // the first black pawn reported on b5 is the one that took the knight. That report
+    // completes 9...b5 as well; the reports of the plies after it must stay theirs.
+    let fen = "rn2kb1r/pp2qppp/2p2n2/4p1B1/2B1P3/1QN5/PPP2PPP/R3K2R b KQkq - 1 9";
+    let (cfg, first) = set_up(fen, scanning());
+    let s = Script::new()
+        .lift("b7")
+        .wait(276.0)
+        .place("b5", 'N')
+        .wait(66.0)
+        .lift("c3")
+        .wait(147.0)
+        .lift("c6")
+        .wait(24.0)
+        .lift("b5")
+        .wait(220.0)
+        .place("b5", 'p')
+        .wait(232.0)
+        .lift("b5")
+        .wait(35.0)
+        .lift("c4")
+        .wait(205.0)
+        .place("b5", 'B')
+        .wait(1000.0)
+        .lift("b8")
+        .wait(300.0)
+        .place("d7", 'n');
+    let run = run_script_with(cfg, &first, &s);
+    assert_eq!(
+        run.final_uci(),
+        ["b7b5", "c3b5", "c6b5", "c4b5", "b8d7"],
+        "{}",
+        run.lines()
+    );
+    assert_eq!(run.count("mismatch"), 0, "{}", run.lines());
+}

@@ -244,6 +244,21 @@ impl Candidate {
         self.moves[0]
     }
 
+    /// The squares the plies after the first may touch or slide across, `turn` being the
+    /// side to play the first.
+    pub fn later_reach(&self, turn: Color) -> Bitboard {
+        let mut out = Bitboard::EMPTY;
+        let mut side = turn;
+        for (k, m) in self.moves().enumerate() {
+            if k > 0 {
+                let (touched, path) = reach(m, side);
+                out |= touched | path;
+            }
+            side = !side;
+        }
+        out
+    }
+
     /// The moves in order.
     pub fn moves(&self) -> impl Iterator<Item = Move> + '_ {
         self.moves[..usize::from(self.len)]

@@ -630,6 +630,16 @@ impl Tracker {
             .iter()
             .rposition(|ev| squares.contains(ev.square) && ev.after == e.after.piece_at(ev.square))
             .map_or(0, |i| i + 1);
+        // When the move is the first of several plies that explain the board, the events on
+        // the later plies' squares are theirs too, even those before this one's last: the
+        // event that completed this move may be a later ply's (a piece of this move taken
+        // at once and another put in its place).
+        let turn = base.pos.turn();
+        let theirs = self
+            .cands
+            .iter()
+            .filter(|c| c.cost() == 0 && c.len >= 2 && c.first() == Some(m))
+            .fold(Bitboard::EMPTY, |acc, c| acc | c.later_reach(turn));
         // Changes that came in one whole-board report have no order: those on squares that
         // still differ from the game after this ply stay for the plies still to be
         // confirmed (and those on this ply's squares are its own as well).
@@ -638,12 +648,13 @@ impl Tracker {
         let mut rest: Vec<SquareEvent> = self
             .log
             .iter()
-            .filter(|ev| ev.whole && still.contains(ev.square))
+            .filter(|ev| (ev.whole && still.contains(ev.square)) || theirs.contains(ev.square))
             .copied()
             .collect();
         let ply_log: Vec<SquareEvent> = self
             .log
             .drain(..)
+            .filter(|ev| squares.contains(ev.square) || !theirs.contains(ev.square))
             .filter(|ev| !ev.whole || squares.contains(ev.square) || !still.contains(ev.square))
             .collect();
         rest.extend(later);
