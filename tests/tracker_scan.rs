@@ -425,3 +425,32 @@ fn a_ply_completed_by_a_later_ply_s_piece_leaves_the_later_plies_their_reports()
     );
     assert_eq!(run.count("mismatch"), 0, "{}", run.lines());
 }
+
+#[test]
+fn of_two_complete_readings_the_one_that_accounts_for_every_placement_seen_is_the_move() {
+    // 56...Qd6+ 57. Qb4 Qd3 in quick succession: the black queen is reported on d6, White's
+    // queen is lifted before the board reports it anywhere else, and Black's queen goes on
+    // to d3, resting on d5 on the way. 56...Qd5 57. Qb4 Qd3 ends in the same squares but
+    // leaves the queen seen on d6 unexplained.
+    let fen = "8/7p/4q1k1/1Q6/P7/K1P5/8/8 b - - 2 56";
+    let (cfg, first) = set_up(fen, scanning());
+    let s = Script::new()
+        .place("d6", 'q')
+        .wait(6.0)
+        .lift("e6")
+        .wait(15.0)
+        .lift("b5")
+        .wait(207.0)
+        .lift("d6")
+        .wait(31.0)
+        .place("d5", 'q')
+        .wait(23.0)
+        .place("b4", 'Q')
+        .wait(211.0)
+        .lift("d5")
+        .wait(55.0)
+        .place("d3", 'q');
+    let run = run_script_with(cfg, &first, &s);
+    assert_eq!(run.final_uci(), ["e6d6", "b5b4", "d6d3"], "{}", run.lines());
+    assert_eq!(run.count("mismatch"), 0, "{}", run.lines());
+}

@@ -202,6 +202,10 @@ pub struct Candidate {
     /// there (a piece taken again before the board scanned its square): allowed, but an
     /// explanation that needs fewer is the better.
     pub unseen: u8,
+    /// Squares the sensors saw a piece put on that no ply of this sequence touches or
+    /// slides across: of complete explanations otherwise alike, the one that accounts for
+    /// every placement seen is the better.
+    pub strays: u8,
 }
 
 /// At most this many pieces of a sequence's earlier plies may be unseen.
@@ -231,6 +235,8 @@ struct Path {
     /// Squares where the previous ply put a piece the sensors never saw: this ply must take
     /// it (only a piece taken at once can escape the board's scan).
     must_take: Bitboard,
+    /// Squares the earlier plies touch or slide across.
+    covered: Bitboard,
 }
 
 impl Candidate {
@@ -716,6 +722,7 @@ pub fn explain(base: &BaseMoves, sight: &Sight<'_>, max_plies: usize, out: &mut 
         ghosted: (d_all & sight.ghost).count() as u8,
         first_moves_on: None,
         unseen: 0,
+        strays: 0,
     });
     if d0.is_empty() || max_plies == 0 {
         return;
@@ -731,6 +738,7 @@ pub fn explain(base: &BaseMoves, sight: &Sight<'_>, max_plies: usize, out: &mut 
         unseen: 0,
         max_unseen: 0,
         must_take: Bitboard::EMPTY,
+        covered: Bitboard::EMPTY,
     };
     let max_plies = max_plies.min(MAX_PLIES);
     search(base, d0, sight, &mut prefix, first, max_plies, out);
@@ -879,6 +887,7 @@ fn step(
     let latest_start = start.filter(|_| ((e.from | e.taken) & sight.evidence.whole).is_empty());
     prefix.plies[depth] = (e.to, e.touched, latest_start);
     let fit = sight.fit(base.pos.board(), d_full, e);
+    let covered = path.covered | e.touched | e.path;
     if fit.started
         && fit.unexplained.count() as u32 <= MAX_COST
         && (depth == 0 || ends_in_turn(&prefix.plies[..=depth], sight))
@@ -893,6 +902,7 @@ fn step(
             ghosted: fit.ghosted,
             first_moves_on: path.first_moves_on,
             unseen: path.unseen,
+            strays: (sight.evidence.placed & !covered & !sight.ghost).count() as u8,
         });
     }
     // Go deeper only if this move is plainly done: its piece has left (its square differs,
@@ -923,6 +933,7 @@ fn step(
                 unseen,
                 max_unseen: path.max_unseen,
                 must_take: not_seen,
+                covered,
             };
             search(next, d_after, sight, prefix, deeper, max_plies, out);
         }

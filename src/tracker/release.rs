@@ -179,6 +179,17 @@ pub fn decide(cands: &[Candidate], t: Timing) -> Verdict {
         return Verdict::Wait(None);
     }
     if complete.len() == n {
+        // Several complete sequences: the ones that account for every placement the
+        // sensors saw (a queen seen on d6, then resting on d5 on its way to d3, is Qd6
+        // and Qd3, not Qd5 and Qd3) are the better, when they agree.
+        let fewest = complete.iter().map(|c| c.strays).min().unwrap_or(0);
+        let best: Vec<&&Candidate> = complete.iter().filter(|c| c.strays == fewest).collect();
+        if best.len() < complete.len()
+            && let Some(m) = best[0].first()
+            && best.iter().all(|c| c.first() == Some(m))
+        {
+            return Verdict::Confirm(m);
+        }
         return Verdict::Ambiguous;
     }
     if len == 1 && complete.len() == 1 {
