@@ -37,7 +37,7 @@ use shakmaty::Square;
 
 #[path = "support/bus.rs"]
 mod bus;
-use bus::{board_signals, daemon_command, device_of, start_bus};
+use bus::{board_signals, daemon_command, device_of, start_bus, tasks_of};
 
 struct Options {
     boards: usize,
@@ -325,7 +325,7 @@ fn run(o: &Options) -> Result<bool, String> {
         .map_err(|e| e.to_string())?;
     let heard = Arc::clone(&said);
     let listed = Arc::clone(&said);
-    let (first, devices) = runtime.block_on(async move {
+    let (first, devices, tasks) = runtime.block_on(async move {
         let (conn, mut stream) = board_signals(&address, None).await?;
         tokio::spawn(async move {
             while let Some(Ok(msg)) = stream.next().await {
@@ -354,6 +354,7 @@ fn run(o: &Options) -> Result<bool, String> {
         });
         tokio::time::sleep(Duration::from_secs(3)).await;
         let first = footprint(pid);
+        let first_tasks = tasks_of(&conn).await.unwrap_or(0);
         // The rounds run on the boards' threads; wait for them without blocking the client,
         // and look at the daemon's memory every minute.
         let mut looked = Instant::now();
@@ -361,9 +362,10 @@ fn run(o: &Options) -> Result<bool, String> {
             tokio::time::sleep(Duration::from_millis(200)).await;
             if looked.elapsed() >= Duration::from_secs(60) {
                 looked = Instant::now();
-                let (rss, fds, tasks) = footprint(pid);
+                let (rss, fds, threads) = footprint(pid);
+                let tasks = tasks_of(&conn).await.unwrap_or(0);
                 println!(
-                    "  after {:.0} s: VmRSS {rss} kB, open fds {fds}, threads {tasks}, CPU {:.1} s",
+                    "  after {:.0} s: VmRSS {rss} kB, open fds {fds}, threads {threads}, tasks {tasks}, CPU {:.1} s",
                     started.elapsed().as_secs_f64(),
                     cpu_seconds(pid)
                 );
@@ -379,7 +381,8 @@ fn run(o: &Options) -> Result<bool, String> {
             let device = device_of(&conn, &path).await?;
             devices.insert(device, path);
         }
-        Ok::<_, String>((first, devices))
+        let tasks = (first_tasks, tasks_of(&conn).await.unwrap_or(0));
+        Ok::<_, String>((first, devices, tasks))
     })?;
     let last = footprint(pid);
     let elapsed = started.elapsed();
@@ -444,8 +447,8 @@ fn run(o: &Options) -> Result<bool, String> {
         o.hand_speed,
     );
     println!(
-        "daemon: VmRSS {} kB at the start, {} kB at the end; open fds {} -> {}; threads {} -> {}",
-        first.0, last.0, first.1, last.1, first.2, last.2
+        "daemon: VmRSS {} kB at the start, {} kB at the end; open fds {} -> {}; threads {} -> {}; tasks {} -> {}",
+        first.0, last.0, first.1, last.1, first.2, last.2, tasks.0, tasks.1
     );
     println!(
         "daemon: CPU {cpu:.1} s in {:.0} s, {:.2} % of one core",

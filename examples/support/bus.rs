@@ -86,3 +86,16 @@ pub async fn device_of(conn: &zbus::Connection, path: &str) -> Result<String, St
         .await
         .map_err(|e| e.to_string())
 }
+
+/// The number of tasks the daemon runs now (the manager's `Tasks`).
+pub async fn tasks_of(conn: &zbus::Connection) -> Result<u32, String> {
+    let proxy = zbus::Proxy::new(
+        conn,
+        "org.eboardd.EBoard1",
+        "/org/eboardd/EBoard1",
+        "org.eboardd.EBoard1.Manager",
+    )
+    .await
+    .map_err(|e| e.to_string())?;
+    proxy.get_property("Tasks").await.map_err(|e| e.to_string())
+}

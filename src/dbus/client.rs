@@ -16,6 +16,9 @@ pub trait Manager {
     /// The boards' objects.
     #[zbus(property)]
     fn boards(&self) -> zbus::Result<Vec<zbus::OwnedObjectPath>>;
+    /// The asynchronous tasks the daemon runs now.
+    #[zbus(property(emits_changed_signal = "false"))]
+    fn tasks(&self) -> zbus::Result<u32>;
     /// A board was attached.
     #[zbus(signal)]
     fn board_added(&self, board: zbus::ObjectPath<'_>) -> zbus::Result<()>;

@@ -60,6 +60,16 @@ impl ManagerObject {
         self.exporter.paths().await
     }
 
+    /// The asynchronous tasks the daemon runs now (a few per board and client, to watch
+    /// for leaks on a long-running daemon).
+    #[zbus(property(emits_changed_signal = "false"))]
+    async fn tasks(&self) -> u32 {
+        let alive = tokio::runtime::Handle::current()
+            .metrics()
+            .num_alive_tasks();
+        u32::try_from(alive).unwrap_or(u32::MAX)
+    }
+
     /// A board was attached.
     #[zbus(signal)]
     pub async fn board_added(

@@ -296,9 +296,15 @@ async fn attach_and_detach_over_dbus_announce_the_board() {
     let (_daemon, _service, _) = start_daemon(&address, &dir.path().join("state"), vec![]).await;
     let manager = manager_proxy(&conn).await;
     assert!(manager.boards().await.expect("Boards").is_empty());
+    let idle_tasks = manager.tasks().await.expect("Tasks");
 
     let device = link.display().to_string();
     let path = manager.attach_device(&device).await.expect("AttachDevice");
+    let serving_tasks = manager.tasks().await.expect("Tasks");
+    assert!(
+        serving_tasks > idle_tasks,
+        "a board's tasks count: {idle_tasks} -> {serving_tasks}"
+    );
     assert_eq!(path.as_str(), board_path(0));
     let (added,): (zbus::OwnedObjectPath,) = signals
         .next("BoardAdded")
@@ -327,6 +333,17 @@ async fn attach_and_detach_over_dbus_announce_the_board() {
         .expect("BoardRemoved");
     assert_eq!(removed, path);
     assert!(manager.boards().await.expect("Boards").is_empty());
+    // The board's tasks end with it (they wind down as the detach returns).
+    let deadline = tokio::time::Instant::now() + LIMIT;
+    let mut left = manager.tasks().await.expect("Tasks");
+    while left > idle_tasks && tokio::time::Instant::now() < deadline {
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+        left = manager.tasks().await.expect("Tasks");
+    }
+    assert!(
+        left <= idle_tasks,
+        "tasks after detaching: {left}, before attaching: {idle_tasks}"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
