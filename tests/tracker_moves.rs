@@ -47,7 +47,10 @@ fn pawn_single_step_that_could_go_on_waits_for_settle() {
     let run = run_script(&s);
     assert_eq!(run.final_uci(), ["e2e3"]);
     let t = confirm_time(&run, "e2e3");
-    assert_eq!(t, 1300.0 + 250.0);
+    assert_eq!(
+        t,
+        1300.0 + eboardd::tracker::DEFAULT_SETTLE.as_secs_f64() * 1000.0
+    );
 }
 
 #[test]

@@ -71,10 +71,10 @@ use start::{Start, recognise};
 #[derive(Debug, Clone, PartialEq)]
 pub struct TrackerConfig {
     /// How long the board must stay still for a placed piece to count as released. The
-    /// default, 250 ms, is above the longest pause between two sensor reports of one slide
-    /// in the sample recordings (about 230 ms: a DGT board scans its squares in 200–250 ms),
-    /// so a slide's transit squares are not confirmed. Most moves are confirmed sooner, when
-    /// their piece cannot be moving on.
+    /// default, 260 ms, is above the longest pause between two sensor reports of one slide
+    /// (a DGT board scans its squares in 200–250 ms, so a piece resting on a transit square
+    /// for one scan can stand 250 ms between reports), so a slide's transit squares are not
+    /// confirmed. Most moves are confirmed sooner, when their piece cannot be moving on.
     pub settle: Duration,
     /// How stale the board's report of a square may be (the board's scan): a piece put down
     /// where a longer move of it passes counts as released by the opponent's reach or the
@@ -102,7 +102,7 @@ pub struct TrackerConfig {
 
 /// The settle window unless configured otherwise: the shortest that keeps every game of the
 /// accuracy benchmark exact on both board types (see the README's figures).
-pub const DEFAULT_SETTLE: Duration = Duration::from_millis(250);
+pub const DEFAULT_SETTLE: Duration = Duration::from_millis(260);
 
 impl Default for TrackerConfig {
     fn default() -> Self {
