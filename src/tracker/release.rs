@@ -146,7 +146,13 @@ pub fn decide(cands: &[Candidate], t: Timing) -> Verdict {
     let (agreed, n) = agree(cands, free, len);
     if let Some(m) = agreed {
         let complete = cands.iter().any(|c| free(c) && c.len == len && c.complete);
-        if (len >= 2 && moving_on.is_none()) || (n == 1 && complete) {
+        // Sequences that all leave a placement seen unexplained (the first ply's piece seen
+        // further along its line, still in the hand) prove no start of the opponent's: the
+        // opponent may have reached out before the piece landed. They wait to settle.
+        let accounted = cands
+            .iter()
+            .any(|c| free(c) && c.len == len && c.strays == 0);
+        if (len >= 2 && moving_on.is_none() && accounted) || (n == 1 && complete) {
             return Verdict::Confirm(m);
         }
         if let Some(at) = moving_on.filter(|_| len >= 2) {
