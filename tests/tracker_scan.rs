@@ -484,3 +484,31 @@ fn the_opponent_reaching_out_while_a_rook_still_slides_is_no_release() {
     assert_eq!(run.final_uci(), ["d8d1", "b3d1"], "{}", run.lines());
     assert_eq!(run.count("retract"), 0, "{}", run.lines());
 }
+
+#[test]
+fn two_pieces_taken_before_the_board_saw_them_are_found_when_the_board_settles() {
+    // 15. Bf3 Bxf3 16. Nxf3, each capture made at once, victim first: the board never
+    // reports either bishop on f3, only e2, b7 and g5 emptied and White's knight on f3.
+    let fen = "rn3k2/pbpp1prp/1p4p1/6N1/8/8/PPP1BPPP/2K1R2R w - - 4 15";
+    let (cfg, first) = set_up(fen, scanning());
+    let s = Script::new()
+        .lift("e2")
+        .wait(567.0)
+        .lift("b7")
+        .wait(768.0)
+        .lift("g5")
+        .wait(287.0)
+        .place("f3", 'N')
+        .wait(1200.0)
+        .lift("f7")
+        .wait(300.0)
+        .place("f6", 'p');
+    let run = run_script_with(cfg, &first, &s);
+    assert_eq!(
+        run.final_uci(),
+        ["e2f3", "b7f3", "g5f3", "f7f6"],
+        "{}",
+        run.lines()
+    );
+    assert_eq!(run.count("mismatch"), 0, "{}", run.lines());
+}

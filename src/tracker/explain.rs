@@ -209,7 +209,7 @@ pub struct Candidate {
 }
 
 /// At most this many pieces of a sequence's earlier plies may be unseen.
-const MAX_UNSEEN: u8 = 1;
+const MAX_UNSEEN: u8 = 2;
 
 /// The plies of the sequence being searched, deepest last.
 struct Prefix {
