@@ -12,6 +12,9 @@
 //!     [--eboardd PATH]
 //! ```
 //!
+//! `--truth FILE` writes what the hands played (a JSON line per board: device, rounds'
+//! UCI moves), with `--truth-only` without running the tournament, so that the daemon's
+//! traces (`SOAK_RECORD`) can be scored again by a later build (`examples/soak-rescore`).
 //! `SOAK_LOG=FILE` keeps the daemon's log, `SOAK_RECORD=DIR` its traces of every board,
 //! `SOAK_DEBUG=1` prints what the daemon said of each board.
 //!
@@ -45,6 +48,8 @@ struct Options {
     hand_speed: f64,
     pgn: Option<PathBuf>,
     eboardd: PathBuf,
+    truth: Option<PathBuf>,
+    truth_only: bool,
 }
 
 fn parse() -> Result<Options, String> {
@@ -54,6 +59,8 @@ fn parse() -> Result<Options, String> {
         hand_speed: 3.0,
         pgn: None,
         eboardd: PathBuf::from("target/release/eboardd"),
+        truth: None,
+        truth_only: false,
     };
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
@@ -66,6 +73,8 @@ fn parse() -> Result<Options, String> {
             }
             "--pgn" => o.pgn = Some(PathBuf::from(value()?)),
             "--eboardd" => o.eboardd = PathBuf::from(value()?),
+            "--truth" => o.truth = Some(PathBuf::from(value()?)),
+            "--truth-only" => o.truth_only = true,
             _ => return Err(format!("unknown argument {a}")),
         }
     }
@@ -194,6 +203,31 @@ fn cpu_seconds(pid: u32) -> f64 {
     ticks as f64 / 100.0
 }
 
+/// Writes what each board's hands played, one JSON line per board: its device and the
+/// UCI moves of each round, to score the daemon's traces of the run again later.
+fn write_truth(
+    path: &std::path::Path,
+    boards: &[(PtyBoard, Timeline, Time)],
+    expected: &[Vec<Vec<String>>],
+) -> Result<(), String> {
+    let mut text = String::new();
+    for ((pty, _, _), rounds) in boards.iter().zip(expected) {
+        let rounds: Vec<String> = rounds
+            .iter()
+            .map(|r| {
+                let moves: Vec<String> = r.iter().map(|m| format!("\"{m}\"")).collect();
+                format!("[{}]", moves.join(","))
+            })
+            .collect();
+        text.push_str(&format!(
+            "{{\"device\":\"{}\",\"rounds\":[{}]}}\n",
+            pty.path(),
+            rounds.join(",")
+        ));
+    }
+    std::fs::write(path, text).map_err(|e| format!("{}: {e}", path.display()))
+}
+
 fn load_games(o: &Options) -> Result<Vec<Game>, String> {
     let games: Vec<Game> = match &o.pgn {
         Some(path) => {
@@ -287,6 +321,12 @@ fn run(o: &Options) -> Result<bool, String> {
         ));
         boards.push((pty, tournament, until));
         expected.push(truth);
+    }
+    if let Some(path) = &o.truth {
+        write_truth(path, &boards, &expected)?;
+        if o.truth_only {
+            return Ok(true);
+        }
     }
     let mut daemon = daemon_command(&o.eboardd, &address, dir.path(), &config)?
         .stderr(match std::env::var_os("SOAK_LOG") {
