@@ -212,18 +212,8 @@ fn write_truth(
 ) -> Result<(), String> {
     let mut text = String::new();
     for ((pty, _, _), rounds) in boards.iter().zip(expected) {
-        let rounds: Vec<String> = rounds
-            .iter()
-            .map(|r| {
-                let moves: Vec<String> = r.iter().map(|m| format!("\"{m}\"")).collect();
-                format!("[{}]", moves.join(","))
-            })
-            .collect();
-        text.push_str(&format!(
-            "{{\"device\":\"{}\",\"rounds\":[{}]}}\n",
-            pty.path(),
-            rounds.join(",")
-        ));
+        let line = serde_json::json!({ "device": pty.path(), "rounds": rounds });
+        text.push_str(&format!("{line}\n"));
     }
     std::fs::write(path, text).map_err(|e| format!("{}: {e}", path.display()))
 }

@@ -100,8 +100,9 @@ pub struct TrackerConfig {
     pub max_plies: usize,
 }
 
-/// The settle window unless configured otherwise: the shortest that keeps every game of the
-/// accuracy benchmark exact on both board types (see the README's figures).
+/// The settle window unless configured otherwise: the shortest that keeps the accuracy
+/// benchmark from confirming a slide's transit square on either board type (see the
+/// README's figures).
 pub const DEFAULT_SETTLE: Duration = Duration::from_millis(260);
 
 impl Default for TrackerConfig {

@@ -189,10 +189,9 @@ pub fn decide(cands: &[Candidate], t: Timing) -> Verdict {
         // sensors saw (a queen seen on d6, then resting on d5 on its way to d3, is Qd6
         // and Qd3, not Qd5 and Qd3) are the better, when they agree.
         let fewest = complete.iter().map(|c| c.strays).min().unwrap_or(0);
-        let best: Vec<&&Candidate> = complete.iter().filter(|c| c.strays == fewest).collect();
-        if best.len() < complete.len()
-            && let Some(m) = best[0].first()
-            && best.iter().all(|c| c.first() == Some(m))
+        let best = |c: &Candidate| settled(c) && c.complete && c.strays == fewest;
+        if let (Some(m), k) = agree(cands, best, len)
+            && k < complete.len()
         {
             return Verdict::Confirm(m);
         }
