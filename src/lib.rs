@@ -24,6 +24,7 @@ pub mod relay;
 pub mod sensing;
 pub mod sim;
 pub mod time;
+pub mod timer;
 pub mod trace;
 pub mod tracker;
 pub mod uci;

@@ -324,7 +324,7 @@ impl BoardTask {
                         core.handle_input(now, &buf[..n]);
                     }
                 }
-                () = sleep_until_opt(deadline) => {
+                () = crate::timer::sleep_until(deadline) => {
                     let now = self.now();
                     if let Some((_, core)) = &mut self.core {
                         core.handle_timeout(now);
@@ -613,12 +613,5 @@ impl BoardTask {
                 self.recorder = None;
             }
         }
-    }
-}
-
-async fn sleep_until_opt(deadline: Option<Instant>) {
-    match deadline {
-        Some(d) => tokio::time::sleep_until(d).await,
-        None => std::future::pending().await,
     }
 }
