@@ -168,7 +168,7 @@ impl Device {
                     }
                     self.core.handle_input(now, &self.buf[..n]);
                 }
-                () = crate::timer::sleep_until(deadline) => {
+                () = sleep_until_opt(deadline) => {
                     let now = self.now();
                     self.core.handle_timeout(now);
                 }
@@ -181,6 +181,13 @@ impl Device {
             path: self.path.display().to_string(),
             reason: e.to_string(),
         }
+    }
+}
+
+async fn sleep_until_opt(deadline: Option<Instant>) {
+    match deadline {
+        Some(d) => tokio::time::sleep_until(d).await,
+        None => std::future::pending().await,
     }
 }
 
