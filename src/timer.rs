@@ -3,9 +3,9 @@
 //! tokio's timers tick in whole milliseconds and fire at the first tick at or after the
 //! deadline, then the runtime wakes the task at its next turn: a wait ends up to about two
 //! milliseconds late. A move the core decides when its settle window runs out would reach
-//! D-Bus that much later than one decided at a byte. So the shell sleeps on tokio's timer
-//! until shortly before the deadline, then waits out the rest on a blocking thread, whose
-//! sleep the kernel ends within a few tens of microseconds.
+//! D-Bus that much later than one decided at a byte. So the daemon's board task sleeps on
+//! tokio's timer until shortly before the deadline, then waits out the rest on a blocking
+//! thread, whose sleep the kernel ends within a few tens of microseconds.
 //!
 //! Time is always read from `tokio::time::Instant`, so tests that pause tokio's clock see
 //! the same deadlines in virtual time: the blocking wait is then followed by a tokio sleep
@@ -33,14 +33,9 @@ pub async fn sleep_until(deadline: Option<Instant>) {
     if left.is_zero() {
         return;
     }
-    if tokio::task::spawn_blocking(move || std::thread::sleep(left))
-        .await
-        .is_err()
-    {
-        // No blocking thread (the runtime is shutting down): tokio's timer will do.
-        tokio::time::sleep_until(deadline).await;
-        return;
-    }
+    // Should no blocking thread run it (the runtime shutting down), tokio's timer below
+    // still keeps the deadline.
+    let _ = tokio::task::spawn_blocking(move || std::thread::sleep(left)).await;
     if Instant::now() < deadline {
         tokio::time::sleep_until(deadline).await;
     }
