@@ -144,9 +144,10 @@ fn the_bridge_follows_the_daemons_board_and_answers_with_its_moves() {
     gui.send("ucinewgame");
     gui.send("position startpos");
     gui.send("go wtime 60000 btime 60000");
-    gui.wait_for(LIMIT, |l| l.contains("following the daemon's board"));
+    // The bridge may find the daemon's board before it answers the handshake's `isready`.
+    gui.heard_or_wait_for(LIMIT, |l| l.contains("following the daemon's board"));
     // Level with the GUI, whether the board's game was known before the `go` or came after.
-    gui.wait_for(LIMIT, |l| {
+    gui.heard_or_wait_for(LIMIT, |l| {
         l.contains("level with the GUI: White to move")
             || l.contains("waiting for White's move on the board")
     });

@@ -112,6 +112,16 @@ impl Gui {
         }
     }
 
+    /// The first line, already heard or arriving within `limit`, for which `wanted` holds;
+    /// panics on none. For `info string`s, which may come before a `readyok` that
+    /// [`Gui::expect_protocol`] skipped them to reach.
+    pub fn heard_or_wait_for(&mut self, limit: Duration, wanted: impl Fn(&str) -> bool) -> String {
+        match self.transcript.iter().find(|l| wanted(l)) {
+            Some(l) => l.clone(),
+            None => self.wait_for(limit, wanted),
+        }
+    }
+
     /// Every line that arrives within `span`.
     pub fn drain_for(&mut self, span: Duration) -> Vec<String> {
         let deadline = Instant::now() + span;
