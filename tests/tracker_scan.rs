@@ -512,3 +512,57 @@ fn two_pieces_taken_before_the_board_saw_them_are_found_when_the_board_settles()
     );
     assert_eq!(run.count("mismatch"), 0, "{}", run.lines());
 }
+
+#[test]
+fn plies_begun_before_the_board_went_away_and_ended_while_away_are_found_in_order() {
+    // The Opera game after 4. dxe5: Black lifts the bishop from g4 and White's knight is
+    // taken off f3, then the board goes away. While it is away the bishop is put on f3 and
+    // taken at once (5. Qxf3), and Black lifts the d-pawn and takes e5. The whole-board
+    // report has no times: the lifts it shows (d1, d6, e5) may have come after those seen
+    // before, so they must not put the later plies before 4...Bxf3.
+    let fen = "rn1qkbnr/ppp2ppp/3p4/4P3/4P1b1/5N2/PPP2PPP/RNBQKB1R b KQkq - 0 4";
+    let (cfg, first) = set_up(fen, scanning());
+    let mut t = eboardd::tracker::Tracker::new(cfg);
+    t.handle_board(eboardd::time::Time::ZERO, &first);
+    let before = Script {
+        ms: 3000.0,
+        ..Script::default()
+    }
+    .lift("g4")
+    .wait(20.0)
+    .lift("f3");
+    let mut run = run_with(&mut t, None, &before.changes, 10);
+    let back = board("rn1qkbnr/ppp2ppp/8/8/4P3/5Q2/PPP2PPP/RNB1KB1R");
+    t.handle_board(eboardd::time::Time::from_millis(5000), &back);
+    // What the board had queued comes in one read: the pawn put down on e5 and White
+    // already sliding the bishop out (5...dxe5 6. Bc4), then 6...Nf6.
+    let after = Script {
+        ms: 5024.0,
+        ..Script::default()
+    }
+    .place("e5", 'p')
+    .lift("f1")
+    .place("d3", 'B')
+    .wait(16.0)
+    .place("c4", 'B')
+    .wait(3.0)
+    .lift("d3")
+    .wait(660.0)
+    .lift("g8")
+    .wait(24.0)
+    .place("f6", 'n');
+    run.events
+        .extend(run_with(&mut t, None, &after.changes, 2000).events);
+    assert_eq!(
+        run.final_uci(),
+        ["g4f3", "d1f3", "d6e5", "f1c4", "g8f6"],
+        "{}",
+        run.lines()
+    );
+    assert_eq!(
+        run.count("mismatch") + run.count("retract"),
+        0,
+        "{}",
+        run.lines()
+    );
+}

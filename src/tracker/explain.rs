@@ -55,6 +55,8 @@ pub struct Evidence {
     /// Squares whose last change came in a whole-board report: it happened at some time
     /// before (taken as the earliest) and nothing of it could be seen as it happened.
     pub whole: Bitboard,
+    /// Squares whose last lift came in a whole-board report: when it happened is unknown.
+    pub lift_whole: Bitboard,
 }
 
 impl Default for Evidence {
@@ -66,6 +68,7 @@ impl Default for Evidence {
             changed_at: [None; 64],
             first_placed_at: [None; 64],
             whole: Bitboard::EMPTY,
+            lift_whole: Bitboard::EMPTY,
         }
     }
 }
@@ -92,6 +95,7 @@ impl Evidence {
         self.changed_at[i] = Some(t);
         if ev.before.is_some() {
             self.lifted_at[i] = Some(t);
+            self.lift_whole.set(ev.square, ev.whole);
         }
         if let Some(p) = ev.after {
             self.placed.add(ev.square);
@@ -109,7 +113,6 @@ impl Evidence {
             .max()
     }
 
-    /// When the move began: the first lift of a moving piece or of the piece it takes.
     /// The last change on any of these squares.
     fn last_change(&self, squares: Bitboard) -> Option<Time> {
         squares
@@ -118,8 +121,11 @@ impl Evidence {
             .max()
     }
 
+    /// When the move began: the first lift of a moving piece or of the piece it takes.
+    /// Lifts that came in a whole-board report are left out: they happened at some time
+    /// while the board was away, so they say nothing of the order.
     fn start(&self, e: &Effect) -> Option<Time> {
-        (e.from | e.taken)
+        ((e.from | e.taken) & !self.lift_whole)
             .into_iter()
             .filter_map(|sq| self.lifted_at[sq.to_usize()])
             .min()
@@ -884,7 +890,8 @@ fn step(
     }
     prefix.moves[depth] = Some(e.mv);
     // The latest time the ply can have begun: unknown if a lift came in a whole-board report.
-    let latest_start = start.filter(|_| ((e.from | e.taken) & sight.evidence.whole).is_empty());
+    let latest_start =
+        start.filter(|_| ((e.from | e.taken) & sight.evidence.lift_whole).is_empty());
     prefix.plies[depth] = (e.to, e.touched, latest_start);
     let fit = sight.fit(base.pos.board(), d_full, e);
     let covered = path.covered | e.touched | e.path;
