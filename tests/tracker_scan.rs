@@ -566,3 +566,51 @@ fn plies_begun_before_the_board_went_away_and_ended_while_away_are_found_in_orde
         run.lines()
     );
 }
+
+#[test]
+fn a_ply_begun_after_the_board_came_back_is_not_put_before_the_plies_played_while_away() {
+    // As above, but 4...Bxf3 is seen only begun (g4 lifted) when the board goes away, and
+    // what it queued after its whole-board report comes in one read: 5...dxe5 ended and
+    // 6. Bc4 slid out. Once 4...Bxf3 is confirmed, 6. Bc4 6...dxe5 7. Qxf3 would explain
+    // the board as well as 5. Qxf3 dxe5 6. Bc4 did the lifts of d1 and d6 in the report
+    // not come before the lift of f1 reported after it.
+    let fen = "rn1qkbnr/ppp2ppp/3p4/4P3/4P1b1/5N2/PPP2PPP/RNBQKB1R b KQkq - 0 4";
+    let (cfg, first) = set_up(fen, scanning());
+    let mut t = eboardd::tracker::Tracker::new(cfg);
+    t.handle_board(eboardd::time::Time::ZERO, &first);
+    let before = Script {
+        ms: 3000.0,
+        ..Script::default()
+    }
+    .lift("g4");
+    let mut run = run_with(&mut t, None, &before.changes, 10);
+    let back = board("rn1qkbnr/ppp2ppp/8/8/4P3/5Q2/PPP2PPP/RNB1KB1R");
+    t.handle_board(eboardd::time::Time::from_millis(5000), &back);
+    let after = Script {
+        ms: 5044.0,
+        ..Script::default()
+    }
+    .place("e5", 'p')
+    .lift("f1")
+    .place("d3", 'B')
+    .place("c4", 'B')
+    .lift("d3")
+    .wait(660.0)
+    .lift("g8")
+    .wait(31.0)
+    .place("f6", 'n');
+    run.events
+        .extend(run_with(&mut t, None, &after.changes, 2000).events);
+    assert_eq!(
+        run.final_uci(),
+        ["g4f3", "d1f3", "d6e5", "f1c4", "g8f6"],
+        "{}",
+        run.lines()
+    );
+    assert_eq!(
+        run.count("mismatch") + run.count("retract"),
+        0,
+        "{}",
+        run.lines()
+    );
+}

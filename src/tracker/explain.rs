@@ -55,8 +55,11 @@ pub struct Evidence {
     /// Squares whose last change came in a whole-board report: it happened at some time
     /// before (taken as the earliest) and nothing of it could be seen as it happened.
     pub whole: Bitboard,
-    /// Squares whose last lift came in a whole-board report: when it happened is unknown.
+    /// Squares whose last lift came in a whole-board report: it happened before that
+    /// report, and after anything reported before the board went away, or not.
     pub lift_whole: Bitboard,
+    /// When the last whole-board report came.
+    pub whole_at: Option<Time>,
 }
 
 impl Default for Evidence {
@@ -69,6 +72,7 @@ impl Default for Evidence {
             first_placed_at: [None; 64],
             whole: Bitboard::EMPTY,
             lift_whole: Bitboard::EMPTY,
+            whole_at: None,
         }
     }
 }
@@ -92,6 +96,9 @@ impl Evidence {
         let i = ev.square.to_usize();
         let t = if ev.whole { Time::ZERO } else { ev.t };
         self.whole.set(ev.square, ev.whole);
+        if ev.whole {
+            self.whole_at = self.whole_at.max(Some(ev.t));
+        }
         self.changed_at[i] = Some(t);
         if ev.before.is_some() {
             self.lifted_at[i] = Some(t);
@@ -122,8 +129,7 @@ impl Evidence {
     }
 
     /// When the move began: the first lift of a moving piece or of the piece it takes.
-    /// Lifts that came in a whole-board report are left out: they happened at some time
-    /// while the board was away, so they say nothing of the order.
+    /// Lifts that came in a whole-board report are left out (see [`Evidence::lift_whole`]).
     fn start(&self, e: &Effect) -> Option<Time> {
         ((e.from | e.taken) & !self.lift_whole)
             .into_iter()
@@ -881,12 +887,17 @@ fn step(
         return;
     }
     // Plies start in turn: a piece lifted well before the previous ply began is not the
-    // next ply.
+    // next ply. A lift in a whole-board report came before that report: before a ply begun
+    // after it, but at any time since the last report before the board went away.
     let start = sight.evidence.start(e);
-    if let (Some(s), Some(p)) = (start, prev_start)
-        && s + sight.order_slack < p
-    {
-        return;
+    if let Some(p) = prev_start {
+        if start.is_some_and(|s| s + sight.order_slack < p) {
+            return;
+        }
+        let whole_lift = ((e.from | e.taken) & sight.evidence.lift_whole).any();
+        if whole_lift && sight.evidence.whole_at.is_some_and(|w| p > w) {
+            return;
+        }
     }
     prefix.moves[depth] = Some(e.mv);
     // The latest time the ply can have begun: unknown if a lift came in a whole-board report.
