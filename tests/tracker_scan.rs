@@ -570,7 +570,7 @@ fn plies_begun_before_the_board_went_away_and_ended_while_away_are_found_in_orde
 #[test]
 fn a_ply_begun_after_the_board_came_back_is_not_put_before_the_plies_played_while_away() {
     // As above, but 4...Bxf3 is seen only begun (g4 lifted) when the board goes away, and
-    // what it queued after its whole-board report comes in one read: 5...dxe5 ended and
+    // what it queued after its whole-board report comes in the same read: 5...dxe5 ended and
     // 6. Bc4 slid out. Once 4...Bxf3 is confirmed, 6. Bc4 6...dxe5 7. Qxf3 would explain
     // the board as well as 5. Qxf3 dxe5 6. Bc4 did the lifts of d1 and d6 in the report
     // not come before the lift of f1 reported after it.
@@ -587,7 +587,7 @@ fn a_ply_begun_after_the_board_came_back_is_not_put_before_the_plies_played_whil
     let back = board("rn1qkbnr/ppp2ppp/8/8/4P3/5Q2/PPP2PPP/RNB1KB1R");
     t.handle_board(eboardd::time::Time::from_millis(5000), &back);
     let after = Script {
-        ms: 5044.0,
+        ms: 5000.0,
         ..Script::default()
     }
     .place("e5", 'p')

@@ -895,7 +895,7 @@ fn step(
             return;
         }
         let whole_lift = ((e.from | e.taken) & sight.evidence.lift_whole).any();
-        if whole_lift && sight.evidence.whole_at.is_some_and(|w| p > w) {
+        if whole_lift && sight.evidence.whole_at.is_some_and(|w| p >= w) {
             return;
         }
     }
