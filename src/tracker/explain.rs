@@ -85,10 +85,23 @@ impl Evidence {
     /// The evidence of a log.
     pub fn from_log(log: &[SquareEvent]) -> Evidence {
         let mut e = Evidence::default();
-        for ev in log {
-            e.add(ev);
-        }
+        e.rebuild(log);
         e
+    }
+
+    /// Makes this the evidence of `log`, in place.
+    pub fn rebuild(&mut self, log: &[SquareEvent]) {
+        self.placed = Bitboard::EMPTY;
+        self.lifted_at.fill(None);
+        self.seen.fill(0);
+        self.changed_at.fill(None);
+        self.first_placed_at.fill(None);
+        self.whole = Bitboard::EMPTY;
+        self.lift_whole = Bitboard::EMPTY;
+        self.whole_at = None;
+        for ev in log {
+            self.add(ev);
+        }
     }
 
     /// Adds one event.
@@ -576,7 +589,8 @@ pub struct BaseMoves {
     reach: Vec<(Bitboard, Bitboard)>,
     /// The moves (by index) whose piece, put down on the destination, may be resting there
     /// on the way to a further square: a longer move of the same piece passes there.
-    moves_on: MoveSet,
+    /// Worked out when the search first asks (only a base's first plies need it).
+    moves_on: OnceCell<MoveSet>,
     /// The position after each move, once needed.
     next: Lazy<Box<BaseMoves>>,
     /// What each move does to the board, once needed.
@@ -632,43 +646,47 @@ impl BaseMoves {
     pub fn new(pos: Chess) -> BaseMoves {
         let turn = pos.turn();
         let moves: MoveList = pos.legal_moves();
-        // What each move may touch, and the squares each piece may pass on its longer moves.
-        let mut reach_of = Vec::with_capacity(moves.len());
-        let mut passes = [Bitboard::EMPTY; 64];
-        for m in &moves {
-            let (touched, path) = reach(*m, turn);
-            reach_of.push((touched, path));
-            match *m {
-                Move::Normal { from, .. } => passes[from.to_usize()] |= path & !touched,
-                Move::Castle { king, rook } => {
-                    passes[king.to_usize()] |= path & !touched;
-                    passes[rook.to_usize()] |= path & !touched;
-                }
-                _ => {}
-            }
-        }
-        let reach = reach_of;
-        let mut moves_on = MoveSet::default();
-        for (i, m) in moves.iter().enumerate() {
-            if let Move::Normal {
-                from,
-                to,
-                capture: None,
-                ..
-            } = *m
-                && passes[from.to_usize()].contains(to)
-            {
-                moves_on.add(i);
-            }
-        }
+        let reach = moves.iter().map(|m| reach(*m, turn)).collect();
         BaseMoves {
             pos,
             moves,
             reach,
-            moves_on,
+            moves_on: OnceCell::new(),
             next: Lazy::default(),
             effects: Lazy::default(),
         }
+    }
+
+    /// The moves whose piece may be resting on its destination on the way further.
+    fn moves_on(&self) -> &MoveSet {
+        self.moves_on.get_or_init(|| {
+            // The squares each piece may pass on its longer moves.
+            let mut passes = [Bitboard::EMPTY; 64];
+            for (m, &(touched, path)) in self.moves.iter().zip(&self.reach) {
+                match *m {
+                    Move::Normal { from, .. } => passes[from.to_usize()] |= path & !touched,
+                    Move::Castle { king, rook } => {
+                        passes[king.to_usize()] |= path & !touched;
+                        passes[rook.to_usize()] |= path & !touched;
+                    }
+                    _ => {}
+                }
+            }
+            let mut moves_on = MoveSet::default();
+            for (i, m) in self.moves.iter().enumerate() {
+                if let Move::Normal {
+                    from,
+                    to,
+                    capture: None,
+                    ..
+                } = *m
+                    && passes[from.to_usize()].contains(to)
+                {
+                    moves_on.add(i);
+                }
+            }
+            moves_on
+        })
     }
 
     /// The effect of one of its moves.
@@ -793,7 +811,7 @@ fn search(
         let mut path = path;
         if path.depth == 0 {
             path.first_moves_on = base
-                .moves_on
+                .moves_on()
                 .contains(i)
                 .then(|| sight.evidence.last_change(e.touched | e.path))
                 .flatten();

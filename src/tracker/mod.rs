@@ -388,7 +388,7 @@ impl Tracker {
         self.epoch += 1;
         self.game = Some(Game::new(start));
         self.log.clear();
-        *self.evidence = Evidence::default();
+        self.evidence.rebuild(&[]);
         self.ghost = Bitboard::EMPTY;
         self.reported = Bitboard::EMPTY;
         self.clock_at = None;
@@ -431,6 +431,10 @@ impl Tracker {
         };
         let sight = sight(&self.cfg, &self.sensed, self.ghost, &self.evidence);
         explain::explain(base, &sight, self.cfg.max_plies, &mut self.cands);
+        // Only the cheapest explanations count for what follows.
+        if let Some(best) = self.cands.iter().map(Candidate::cost).min() {
+            self.cands.retain(|c| c.cost() == best);
+        }
     }
 
     fn timing(&self, now: Time) -> Timing {
@@ -676,7 +680,7 @@ impl Tracker {
             _ => BaseMoves::new(pos.clone()),
         };
         let outcome = game.outcome(!next.moves.is_empty());
-        *self.evidence = Evidence::from_log(&self.log);
+        self.evidence.rebuild(&self.log);
         self.ghost &= diff(&self.sensed, pos.board(), self.cfg.piece_identity);
         self.base = Some(next);
         self.epoch += 1;
@@ -767,7 +771,7 @@ impl Tracker {
         self.base = Some(BaseMoves::new(pos));
         self.epoch += 1;
         self.log.clear();
-        *self.evidence = Evidence::default();
+        self.evidence.rebuild(&[]);
         self.clock_at = None;
         self.emit(now, GameEvent::Takeback { ply: j as u32 });
         true
@@ -821,7 +825,7 @@ impl Tracker {
         if let Some(g) = &mut self.game {
             g.truncate(n - 1);
         }
-        *self.evidence = Evidence::from_log(&log);
+        self.evidence.rebuild(&log);
         self.log = log;
         self.base = Some(bm);
         self.epoch += 1;
