@@ -18,9 +18,11 @@
 //! as released by the opponent or the clock only once its squares have stood still that
 //! long, and plies keep their order within it. An explanation that needs a piece nobody saw
 //! is taken only when nothing else explains the board and the board has settled. A
-//! whole-board report after a reconnect has no order: its changes count as the earliest,
-//! and a board that is exactly the position after a few plies is explained by the shortest
-//! legal sequences leading there ([`jump`]).
+//! whole-board report after a reconnect has no order of its own: its changes came before
+//! anything reported after it, but at any time after what was reported before the link
+//! went (a ply begun then may have ended while the board was away). A board that is exactly
+//! the position after a few plies is explained by the shortest legal sequences leading
+//! there ([`jump`]).
 //!
 //! It also recognises game starts ([`start`]), takebacks (the board back in an earlier
 //! position of the game), retracts (a confirmed move whose piece moves on before the

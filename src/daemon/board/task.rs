@@ -269,6 +269,7 @@ impl BoardTask {
             .is_some_and(|(_, c)| c.tells_identity())
             .then(|| Instant::now() + IDENTIFY_LIMIT);
         let wake = self.setup.wake.clone();
+        let mut timer = crate::timer::Timer::new();
         let mut buf = vec![0u8; 4096];
         let ended = loop {
             if let Err(e) = self.flush_transmits(&mut port).await {
@@ -324,7 +325,7 @@ impl BoardTask {
                         core.handle_input(now, &buf[..n]);
                     }
                 }
-                () = crate::timer::sleep_until(deadline) => {
+                () = timer.sleep_until(deadline) => {
                     let now = self.now();
                     if let Some((_, core)) = &mut self.core {
                         core.handle_timeout(now);
