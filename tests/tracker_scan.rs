@@ -150,6 +150,22 @@ fn a_later_ply_never_lifts_a_piece_an_earlier_ply_did_not_put_down() {
     assert_eq!(run.count("retract"), 0);
 }
 
+/// The Opera game after 4. dxe5 on a scanning board: `before` is reported, then the board
+/// goes away and comes back at 5 s (its whole-board report showing 4...Bxf3 5. Qxf3 played
+/// and the d-pawn in the hand to take on e5), then `after` is reported.
+fn back_after_4_dxe5(before: &Script, after: &Script) -> Run {
+    let fen = "rn1qkbnr/ppp2ppp/3p4/4P3/4P1b1/5N2/PPP2PPP/RNBQKB1R b KQkq - 0 4";
+    let (cfg, first) = set_up(fen, scanning());
+    let mut t = eboardd::tracker::Tracker::new(cfg);
+    t.handle_board(eboardd::time::Time::ZERO, &first);
+    let mut run = run_with(&mut t, None, &before.changes, 10);
+    let back = board("rn1qkbnr/ppp2ppp/8/8/4P3/5Q2/PPP2PPP/RNB1KB1R");
+    t.handle_board(eboardd::time::Time::from_millis(5000), &back);
+    run.events
+        .extend(run_with(&mut t, None, &after.changes, 2000).events);
+    run
+}
+
 #[test]
 fn a_board_back_mid_move_after_plies_played_away_finds_them_in_order() {
     // The Opera game after 4. dxe5: while the board was away Black played 4...Bxf3, White
@@ -157,13 +173,6 @@ fn a_board_back_mid_move_after_plies_played_away_finds_them_in_order() {
     // back; it is put down, and White slides the bishop out at once (5...dxe5 6. Bc4).
     // The whole-board report says nothing of the order, the ply reported after it comes
     // after every ply it shows.
-    let fen = "rn1qkbnr/ppp2ppp/3p4/4P3/4P1b1/5N2/PPP2PPP/RNBQKB1R b KQkq - 0 4";
-    let (cfg, first) = set_up(fen, scanning());
-    let mut t = eboardd::tracker::Tracker::new(cfg);
-    let mut run = Run::default();
-    t.handle_board(eboardd::time::Time::ZERO, &first);
-    let back = board("rn1qkbnr/ppp2ppp/8/8/4P3/5Q2/PPP2PPP/RNB1KB1R");
-    t.handle_board(eboardd::time::Time::from_millis(5000), &back);
     let s = Script {
         ms: 5010.0,
         ..Script::default()
@@ -177,8 +186,7 @@ fn a_board_back_mid_move_after_plies_played_away_finds_them_in_order() {
     .place("c4", 'B')
     .wait(3.0)
     .lift("d3");
-    run.events
-        .extend(run_with(&mut t, None, &s.changes, 2000).events);
+    let run = back_after_4_dxe5(&Script::default(), &s);
     assert_eq!(
         run.final_uci(),
         ["g4f3", "d1f3", "d6e5", "f1c4"],
@@ -520,10 +528,6 @@ fn plies_begun_before_the_board_went_away_and_ended_while_away_are_found_in_orde
     // taken at once (5. Qxf3), and Black lifts the d-pawn and takes e5. The whole-board
     // report has no times: the lifts it shows (d1, d6, e5) may have come after those seen
     // before, so they must not put the later plies before 4...Bxf3.
-    let fen = "rn1qkbnr/ppp2ppp/3p4/4P3/4P1b1/5N2/PPP2PPP/RNBQKB1R b KQkq - 0 4";
-    let (cfg, first) = set_up(fen, scanning());
-    let mut t = eboardd::tracker::Tracker::new(cfg);
-    t.handle_board(eboardd::time::Time::ZERO, &first);
     let before = Script {
         ms: 3000.0,
         ..Script::default()
@@ -531,9 +535,6 @@ fn plies_begun_before_the_board_went_away_and_ended_while_away_are_found_in_orde
     .lift("g4")
     .wait(20.0)
     .lift("f3");
-    let mut run = run_with(&mut t, None, &before.changes, 10);
-    let back = board("rn1qkbnr/ppp2ppp/8/8/4P3/5Q2/PPP2PPP/RNB1KB1R");
-    t.handle_board(eboardd::time::Time::from_millis(5000), &back);
     // What the board had queued comes in one read: the pawn put down on e5 and White
     // already sliding the bishop out (5...dxe5 6. Bc4), then 6...Nf6.
     let after = Script {
@@ -551,8 +552,7 @@ fn plies_begun_before_the_board_went_away_and_ended_while_away_are_found_in_orde
     .lift("g8")
     .wait(24.0)
     .place("f6", 'n');
-    run.events
-        .extend(run_with(&mut t, None, &after.changes, 2000).events);
+    let run = back_after_4_dxe5(&before, &after);
     assert_eq!(
         run.final_uci(),
         ["g4f3", "d1f3", "d6e5", "f1c4", "g8f6"],
@@ -574,18 +574,11 @@ fn a_ply_begun_after_the_board_came_back_is_not_put_before_the_plies_played_whil
     // 6. Bc4 slid out. Once 4...Bxf3 is confirmed, 6. Bc4 6...dxe5 7. Qxf3 would explain
     // the board as well as 5. Qxf3 dxe5 6. Bc4 did the lifts of d1 and d6 in the report
     // not come before the lift of f1 reported after it.
-    let fen = "rn1qkbnr/ppp2ppp/3p4/4P3/4P1b1/5N2/PPP2PPP/RNBQKB1R b KQkq - 0 4";
-    let (cfg, first) = set_up(fen, scanning());
-    let mut t = eboardd::tracker::Tracker::new(cfg);
-    t.handle_board(eboardd::time::Time::ZERO, &first);
     let before = Script {
         ms: 3000.0,
         ..Script::default()
     }
     .lift("g4");
-    let mut run = run_with(&mut t, None, &before.changes, 10);
-    let back = board("rn1qkbnr/ppp2ppp/8/8/4P3/5Q2/PPP2PPP/RNB1KB1R");
-    t.handle_board(eboardd::time::Time::from_millis(5000), &back);
     let after = Script {
         ms: 5000.0,
         ..Script::default()
@@ -599,8 +592,7 @@ fn a_ply_begun_after_the_board_came_back_is_not_put_before_the_plies_played_whil
     .lift("g8")
     .wait(31.0)
     .place("f6", 'n');
-    run.events
-        .extend(run_with(&mut t, None, &after.changes, 2000).events);
+    let run = back_after_4_dxe5(&before, &after);
     assert_eq!(
         run.final_uci(),
         ["g4f3", "d1f3", "d6e5", "f1c4", "g8f6"],

@@ -91,14 +91,7 @@ impl Evidence {
 
     /// Makes this the evidence of `log`, in place.
     pub fn rebuild(&mut self, log: &[SquareEvent]) {
-        self.placed = Bitboard::EMPTY;
-        self.lifted_at.fill(None);
-        self.seen.fill(0);
-        self.changed_at.fill(None);
-        self.first_placed_at.fill(None);
-        self.whole = Bitboard::EMPTY;
-        self.lift_whole = Bitboard::EMPTY;
-        self.whole_at = None;
+        *self = Evidence::default();
         for ev in log {
             self.add(ev);
         }
