@@ -2,9 +2,12 @@
 //!
 //! The journal of a board is a file of JSON lines in the state directory, one per game
 //! event (the contract's line plus the wall-clock time, `unix_ms`). Every line is written as
-//! it is decided; lines that change the game (`new_game`, `move`, `retract`, `takeback`,
-//! `result`) are flushed to disk before the event is published, so a crash, `kill -9` or
-//! power cut loses no confirmed move. A new game starts a new journal (written aside, then
+//! it is decided, before the event is published, so a crash or `kill -9` loses no confirmed
+//! move; lines that change the game (`new_game`, `move`, `retract`, `takeback`, `result`)
+//! are then flushed to disk ([`Journal::flush`]) once the event is on its way, which keeps
+//! the disk's flush out of the signal's latency. A power cut within that flush can lose the
+//! last move published; the board still shows it, and it is found again when the daemon
+//! reads the board on restart. A new game starts a new journal (written aside, then
 //! renamed over the old one), after the old game is kept as PGN; a finished game is kept as
 //! PGN as soon as its result is known. Reading back, a corrupt line (a torn last write, a
 //! stray edit) is reported and skipped, never fatal. When the disk refuses a write (full,
@@ -94,6 +97,8 @@ pub struct Journal {
     behind: bool,
     /// The game is finished and its PGN not yet kept.
     pgn_due: bool,
+    /// Lines that change the game were written and not yet flushed to disk.
+    flush_due: bool,
 }
 
 /// The file name under which a device's games are kept: the path without its leading `/`,
@@ -187,6 +192,7 @@ impl Journal {
             lines,
             behind: false,
             pgn_due: false,
+            flush_due: false,
         };
         Ok((journal, resumed))
     }
@@ -207,8 +213,8 @@ impl Journal {
         self.behind
     }
 
-    /// Journals one event; returns once it is as safe as its kind requires (on disk for
-    /// events that change the game). A new game first keeps the old one as PGN. The event
+    /// Journals one event; returns once its line is written (a line that changes the game
+    /// is then owed a [`flush`](Self::flush)). A new game first keeps the old one as PGN. The event
     /// is followed in memory even when the disk refuses it; the journal is then behind and
     /// catches up with the next event the disk takes.
     pub fn record(&mut self, event: &TimedEvent) -> Result<(), JournalError> {
@@ -290,7 +296,23 @@ impl Journal {
         Ok(())
     }
 
-    /// Appends the last line.
+    /// Puts the lines that change the game on disk, when some were written since the last
+    /// flush. When the disk fails, the journal is behind and written whole next time.
+    pub fn flush(&mut self) -> Result<(), JournalError> {
+        if !self.flush_due {
+            return Ok(());
+        }
+        self.flush_due = false;
+        self.file.sync_data().map_err(|source| {
+            self.behind = true;
+            JournalError {
+                path: self.path.clone(),
+                source,
+            }
+        })
+    }
+
+    /// Appends the last line; `sync`: it is owed a flush.
     fn append(&mut self, sync: bool) -> Result<(), JournalError> {
         let err = |source| JournalError {
             path: self.path.clone(),
@@ -301,9 +323,7 @@ impl Journal {
         bytes.extend_from_slice(line.as_bytes());
         bytes.push(b'\n');
         self.file.write_all(&bytes).map_err(err)?;
-        if sync {
-            self.file.sync_data().map_err(err)?;
-        }
+        self.flush_due |= sync;
         Ok(())
     }
 
@@ -326,6 +346,7 @@ impl Journal {
                 path: self.path.clone(),
                 source,
             })?;
+        self.flush_due = false;
         Ok(())
     }
 

@@ -22,7 +22,7 @@ use super::{BoardError, BoardStatus, Channels, GameFollow, Request};
 use crate::daemon::config::ProtocolChoice;
 use crate::daemon::core::{Core, CoreCommand, CoreFactory, CoreSettings};
 use crate::daemon::game::GameView;
-use crate::daemon::journal::{Journal, board_key, civil_date};
+use crate::daemon::journal::{Journal, JournalError, board_key, civil_date};
 use crate::daemon::link::{self, Backoff, LinkError};
 use crate::daemon::probe::{self, ProbeError};
 use crate::daemon::seats::{Handover, Identified, Seats};
@@ -459,38 +459,50 @@ impl BoardTask {
         }
     }
 
-    /// Journals and publishes what the core decided; whether the game changed.
+    /// Journals and publishes what the core decided, then flushes the journal; whether the
+    /// game changed.
     fn publish_events(&mut self) -> bool {
         let mut changed = false;
         while let Some(event) = self.core.as_mut().and_then(|(_, c)| c.poll_event()) {
             changed |= self.publish(event);
         }
+        if let Some(journal) = &mut self.setup.journal {
+            let behind = journal.behind();
+            let result = journal.flush();
+            self.report_journal(behind, result);
+        }
         changed
     }
 
-    /// Journals one event (on disk first), follows it, then publishes it.
+    /// Says how a journal write went: once when the disk starts refusing, once when it
+    /// takes the game again.
+    fn report_journal(&self, was_behind: bool, result: Result<(), JournalError>) {
+        let Some(journal) = &self.setup.journal else {
+            return;
+        };
+        let device = self.setup.device.display();
+        match result {
+            Err(e) if !was_behind && journal.behind() => tracing::error!(
+                %device,
+                "journal: {e}; the game goes on in memory and is written again once the disk takes it"
+            ),
+            Err(e) if !journal.behind() => tracing::error!(%device, "journal: {e}"),
+            Err(e) => tracing::debug!(%device, "journal still behind: {e}"),
+            Ok(()) if was_behind && !journal.behind() => tracing::info!(
+                %device,
+                path = %journal.path().display(),
+                "journal: written again, the whole game is on disk"
+            ),
+            Ok(()) => {}
+        }
+    }
+
+    /// Journals one event (its line written first), follows it, then publishes it.
     fn publish(&mut self, event: TimedEvent) -> bool {
         if let Some(journal) = &mut self.setup.journal {
             let behind = journal.behind();
-            match journal.record(&event) {
-                // Said once when the disk starts refusing, and once when it takes the game.
-                Err(e) if !behind && journal.behind() => tracing::error!(
-                    device = %self.setup.device.display(),
-                    "journal: {e}; the game goes on in memory and is written again once the disk takes it"
-                ),
-                Err(e) if !journal.behind() => {
-                    tracing::error!(device = %self.setup.device.display(), "journal: {e}")
-                }
-                Err(e) => {
-                    tracing::debug!(device = %self.setup.device.display(), "journal still behind: {e}")
-                }
-                Ok(()) if behind => tracing::info!(
-                    device = %self.setup.device.display(),
-                    path = %journal.path().display(),
-                    "journal: written again, the whole game is on disk"
-                ),
-                Ok(()) => {}
-            }
+            let result = journal.record(&event);
+            self.report_journal(behind, result);
         }
         let game_event = matches!(
             event.event,
