@@ -5,9 +5,13 @@
 //! event, plus `Event` with the contract JSON line) and status changes into
 //! `PropertiesChanged`.
 
+use std::borrow::Cow;
+use std::collections::HashMap;
+
 use tokio::sync::broadcast::error::RecvError;
-use zbus::object_server::{InterfaceRef, SignalEmitter};
-use zbus::{Connection, interface};
+use zbus::fdo::Properties;
+use zbus::object_server::{Interface, SignalEmitter};
+use zbus::{Connection, Variant, interface};
 
 use super::error::Error;
 use crate::daemon::board::{BoardHandle, BoardStatus};
@@ -220,39 +224,37 @@ async fn emit_event(emitter: &SignalEmitter<'_>, event: &TimedEvent) -> zbus::Re
     BoardObject::event(emitter, &event.to_json_line()).await
 }
 
-/// Emits `PropertiesChanged` for every property that differs between `last` and `now`.
+/// Emits one `PropertiesChanged` with every property that differs between `last` and
+/// `now` (none when nothing differs), its values taken from `now`.
 async fn emit_changes(
-    iface: &InterfaceRef<BoardObject>,
+    emitter: &SignalEmitter<'_>,
     last: &BoardStatus,
     now: &BoardStatus,
 ) -> zbus::Result<()> {
-    let obj = iface.get().await;
-    let e = iface.signal_emitter();
+    let mut changed: HashMap<&str, Variant<'_>> = HashMap::new();
     if last.connected != now.connected {
-        obj.connected_changed(e).await?;
+        changed.insert("Connected", Variant::from(now.connected));
     }
-    if last.protocol != now.protocol {
-        obj.protocol_changed(e).await?;
-    }
-    if last.serial != now.serial {
-        obj.serial_changed(e).await?;
-    }
-    if last.orientation != now.orientation {
-        obj.orientation_changed(e).await?;
-    }
-    if last.placement != now.placement {
-        obj.placement_changed(e).await?;
-    }
-    if last.fen != now.fen {
-        obj.fen_changed(e).await?;
+    let texts = [
+        ("Protocol", &last.protocol, &now.protocol),
+        ("Serial", &last.serial, &now.serial),
+        ("Orientation", &last.orientation, &now.orientation),
+        ("Placement", &last.placement, &now.placement),
+        ("Fen", &last.fen, &now.fen),
+        ("Pgn", &last.pgn, &now.pgn),
+    ];
+    for (name, old, new) in texts {
+        if old != new {
+            changed.insert(name, Variant::from(new.as_str()));
+        }
     }
     if last.ply != now.ply {
-        obj.ply_changed(e).await?;
+        changed.insert("Ply", Variant::from(now.ply));
     }
-    if last.pgn != now.pgn {
-        obj.pgn_changed(e).await?;
+    if changed.is_empty() {
+        return Ok(());
     }
-    Ok(())
+    Properties::properties_changed(emitter, BoardObject::name(), changed, Cow::Borrowed(&[])).await
 }
 
 /// Publishes a board on D-Bus until aborted: events as signals, status as properties.
@@ -281,7 +283,7 @@ pub async fn follow(
             event = events.recv() => match event {
                 Ok(event) => {
                     let now = status.borrow_and_update().clone();
-                    let changes = emit_changes(&iface, &last, &now).await;
+                    let changes = emit_changes(iface.signal_emitter(), &last, &now).await;
                     last = now;
                     match changes {
                         Ok(()) => emit_event(iface.signal_emitter(), &event).await,
@@ -299,7 +301,7 @@ pub async fn follow(
                     return;
                 }
                 let now = status.borrow_and_update().clone();
-                let result = emit_changes(&iface, &last, &now).await;
+                let result = emit_changes(iface.signal_emitter(), &last, &now).await;
                 last = now;
                 result
             }

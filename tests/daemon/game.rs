@@ -173,15 +173,20 @@ async fn properties_changed_follows_the_game_and_the_link() {
     let placement = signals.changed("Placement").await;
     assert_eq!(String::try_from(placement).expect("s"), START);
     board.send("move d2d4");
-    let fen = signals.changed("Fen").await;
+    // One PropertiesChanged carries all that the move changed, before the Move signal.
+    let mut changes = signals.changes("Fen").await;
+    let fen = changes.remove("Fen").expect("Fen");
     assert_eq!(
         String::try_from(fen).expect("s"),
         "rnbqkbnr/pppppppp/8/8/3P4/8/PPP1PPPP/RNBQKBNR b KQkq - 0 1"
     );
-    let ply = signals.changed("Ply").await;
+    let ply = changes.remove("Ply").expect("Ply beside Fen");
     assert_eq!(u32::try_from(ply).expect("u"), 1);
-    let pgn = signals.changed("Pgn").await;
+    let pgn = changes.remove("Pgn").expect("Pgn beside Fen");
     assert!(String::try_from(pgn).expect("s").contains("1. d4 *"));
+    let moved = signals.next("Move").await;
+    let (ply, uci, ..): (u32, String, String, String) = moved.body().deserialize().expect("Move");
+    assert_eq!((ply, uci.as_str()), (1, "d2d4"));
     board.unplug();
     let connected = signals.changed("Connected").await;
     assert!(!bool::try_from(connected).expect("b"));

@@ -135,6 +135,16 @@ impl Signals {
 
     /// The next `PropertiesChanged` that carries `property`; returns its value.
     pub async fn changed(&mut self, property: &str) -> zbus::OwnedVariant {
+        let mut changed = self.changes(property).await;
+        changed.remove(property).expect("carried")
+    }
+
+    /// The next `PropertiesChanged` that carries `property`; returns every property it
+    /// carries.
+    pub async fn changes(
+        &mut self,
+        property: &str,
+    ) -> std::collections::HashMap<String, zbus::OwnedVariant> {
         loop {
             let msg = self.next("PropertiesChanged").await;
             let (_, changed, _): (
@@ -142,8 +152,8 @@ impl Signals {
                 std::collections::HashMap<String, zbus::OwnedVariant>,
                 Vec<String>,
             ) = msg.body().deserialize().expect("PropertiesChanged body");
-            if let Some(v) = changed.get(property) {
-                return v.clone();
+            if changed.contains_key(property) {
+                return changed;
             }
         }
     }
