@@ -296,6 +296,11 @@ impl Journal {
         Ok(())
     }
 
+    /// Whether lines that change the game were written and not yet flushed.
+    pub fn flush_due(&self) -> bool {
+        self.flush_due
+    }
+
     /// Puts the lines that change the game on disk, when some were written since the last
     /// flush. When the disk fails, the journal is behind and written whole next time.
     pub fn flush(&mut self) -> Result<(), JournalError> {

@@ -185,6 +185,7 @@ impl BoardTask {
                         return Err(stop);
                     }
                     self.publish_events();
+                    self.flush_journal();
                 }
                 () = wake.notified() => {
                     if let Some(handover) = self.setup.seats.take_inbox(&self.setup.key) {
@@ -294,6 +295,12 @@ impl BoardTask {
             }
             let game_changed = identify_by.is_none() && self.publish_events();
             self.refresh_status(game_changed);
+            if self.setup.journal.as_ref().is_some_and(Journal::flush_due) {
+                // The tasks the events woke (D-Bus, clients) send them first: the disk's
+                // flush takes a while and is not theirs to wait for.
+                tokio::task::yield_now().await;
+                self.flush_journal();
+            }
             let deadline = self
                 .core
                 .as_ref()
@@ -335,6 +342,7 @@ impl BoardTask {
             if let Some(reason) = self.core.as_ref().and_then(|(_, c)| c.link_lost()) {
                 if identify_by.is_none() {
                     self.publish_events();
+                    self.flush_journal();
                 }
                 break Ended::Lost(LinkError {
                     unplugged: false,
@@ -459,19 +467,23 @@ impl BoardTask {
         }
     }
 
-    /// Journals and publishes what the core decided, then flushes the journal; whether the
-    /// game changed.
+    /// Journals and publishes what the core decided; whether the game changed. The journal
+    /// is owed a [`flush_journal`](Self::flush_journal) then.
     fn publish_events(&mut self) -> bool {
         let mut changed = false;
         while let Some(event) = self.core.as_mut().and_then(|(_, c)| c.poll_event()) {
             changed |= self.publish(event);
         }
+        changed
+    }
+
+    /// Puts what the journal wrote since the last flush on disk.
+    fn flush_journal(&mut self) {
         if let Some(journal) = &mut self.setup.journal {
             let behind = journal.behind();
             let result = journal.flush();
             self.report_journal(behind, result);
         }
-        changed
     }
 
     /// Says how a journal write went: once when the disk starts refusing, once when it
