@@ -682,11 +682,10 @@ impl BaseMoves {
         })
     }
 
-    /// The effect of one of its moves.
-    pub fn effect(&self, mv: Move) -> Option<Effect> {
-        self.moves
-            .contains(&mv)
-            .then(|| effect(self.pos.board(), mv, self.pos.turn()))
+    /// What one of its moves does, worked out once.
+    pub fn effect(&self, mv: Move) -> Option<&Effect> {
+        let index = self.moves.iter().position(|m| *m == mv)?;
+        self.effect_of(index)
     }
 
     /// What the move at `index` does, worked out once.

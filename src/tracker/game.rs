@@ -39,8 +39,6 @@ pub struct Ply {
     pub uci: String,
     /// SAN with check and mate marks.
     pub san: String,
-    /// FEN of the position after the move.
-    pub fen: String,
     /// When it was confirmed.
     pub confirmed_at: Time,
     /// Every lift and placement the sensors reported while it was played, in order
@@ -105,8 +103,9 @@ impl Game {
         &self.plies
     }
 
-    /// Plays a legal move of the current position and returns the new ply.
-    pub fn push(&mut self, mv: Move, now: Time, log: Vec<SquareEvent>) -> &Ply {
+    /// Plays a legal move of the current position; returns the new ply and the FEN of the
+    /// position after it.
+    pub fn push(&mut self, mv: Move, now: Time, log: Vec<SquareEvent>) -> (&Ply, String) {
         let pos = self.position();
         let mut uci = String::with_capacity(5);
         mv.to_uci(self.mode()).append_to_string(&mut uci);
@@ -131,12 +130,11 @@ impl Game {
             mv,
             uci,
             san,
-            fen,
             confirmed_at: now,
             log,
         });
         let n = self.plies.len();
-        &self.plies[n - 1]
+        (&self.plies[n - 1], fen)
     }
 
     /// The last confirmed ply, to amend its sensor log.

@@ -649,41 +649,39 @@ impl Tracker {
             .fold(Bitboard::EMPTY, |acc, c| acc | c.later_reach(turn));
         // Changes that came in one whole-board report have no order: those on squares that
         // still differ from the game after this ply stay for the plies still to be
-        // confirmed (and those on this ply's squares are its own as well).
-        let later = self.log.split_off(done);
+        // confirmed (and those on this ply's squares are its own as well). The events after
+        // the one that completed the move stay too.
         let still = diff(&self.sensed, &e.after, self.cfg.piece_identity);
-        let mut rest: Vec<SquareEvent> = self
-            .log
-            .iter()
-            .filter(|ev| (ev.whole && still.contains(ev.square)) || theirs.contains(ev.square))
-            .copied()
-            .collect();
-        let ply_log: Vec<SquareEvent> = self
-            .log
-            .drain(..)
-            .filter(|ev| squares.contains(ev.square) || !theirs.contains(ev.square))
-            .filter(|ev| !ev.whole || squares.contains(ev.square) || !still.contains(ev.square))
-            .collect();
-        rest.extend(later);
-        self.log = rest;
+        let mut ply_log = Vec::with_capacity(done);
+        let mut seen = 0;
+        self.log.retain(|ev| {
+            seen += 1;
+            if seen > done {
+                return true;
+            }
+            let mine = squares.contains(ev.square) || !theirs.contains(ev.square);
+            if mine && (!ev.whole || squares.contains(ev.square) || !still.contains(ev.square)) {
+                ply_log.push(*ev);
+            }
+            (ev.whole && still.contains(ev.square)) || theirs.contains(ev.square)
+        });
         let number = game.len() as u32 + 1;
-        let ply = game.push(m, now, ply_log);
+        let (ply, fen) = game.push(m, now, ply_log);
         let event = GameEvent::Move {
             ply: number,
             uci: ply.uci.clone(),
             san: ply.san.clone(),
-            fen: ply.fen.clone(),
+            fen,
             clock_ms: None,
             emt_ms: None,
         };
-        let pos = game.position().clone();
         let next = match self.base.take() {
-            Some(b) if b.moves.contains(&m) => b.into_after(m),
-            _ => BaseMoves::new(pos.clone()),
+            Some(b) => b.into_after(m),
+            None => BaseMoves::new(game.position().clone()),
         };
         let outcome = game.outcome(!next.moves.is_empty());
         self.evidence.rebuild(&self.log);
-        self.ghost &= diff(&self.sensed, pos.board(), self.cfg.piece_identity);
+        self.ghost &= diff(&self.sensed, next.pos.board(), self.cfg.piece_identity);
         self.base = Some(next);
         self.epoch += 1;
         self.clock_at = None;
