@@ -12,8 +12,7 @@ use std::cell::OnceCell;
 use std::time::Duration;
 
 use shakmaty::{
-    Bitboard, Board, CastlingSide, Chess, Color, Move, MoveList, Piece, Position, Role, Square,
-    attacks,
+    Bitboard, Board, CastlingSide, Chess, Color, Move, Piece, Position, Role, Square, attacks,
 };
 
 use super::game::SquareEvent;
@@ -201,6 +200,8 @@ pub struct Candidate {
     pub len: u8,
     /// Squares this sequence cannot account for.
     pub unexplained: Bitboard,
+    /// How many they are: counted once, asked for often.
+    cost: u8,
     /// The last move uses a transit square.
     pub transit: bool,
     /// The last move is complete on the board.
@@ -260,7 +261,7 @@ struct Path {
 impl Candidate {
     /// The number of squares left unexplained.
     pub fn cost(&self) -> u32 {
-        self.unexplained.count() as u32
+        u32::from(self.cost)
     }
 
     /// The first move, if any.
@@ -577,8 +578,9 @@ impl Sight<'_> {
 pub struct BaseMoves {
     /// The position.
     pub pos: Chess,
-    /// Each legal move and the squares it may touch or slide across.
-    pub moves: MoveList,
+    /// Each legal move and the squares it may touch or slide across (kept at its length:
+    /// a base is moved on every confirmed ply).
+    pub moves: Vec<Move>,
     reach: Vec<(Bitboard, Bitboard)>,
     /// The moves (by index) whose piece, put down on the destination, may be resting there
     /// on the way to a further square: a longer move of the same piece passes there.
@@ -638,7 +640,7 @@ impl BaseMoves {
     /// Precomputes the legal moves of `pos`.
     pub fn new(pos: Chess) -> BaseMoves {
         let turn = pos.turn();
-        let moves: MoveList = pos.legal_moves();
+        let moves: Vec<Move> = pos.legal_moves().to_vec();
         let reach = moves.iter().map(|m| reach(*m, turn)).collect();
         BaseMoves {
             pos,
@@ -738,6 +740,7 @@ pub fn explain(base: &BaseMoves, sight: &Sight<'_>, max_plies: usize, out: &mut 
         moves: [None; MAX_PLIES],
         len: 0,
         unexplained: d0,
+        cost: d0.count() as u8,
         transit: false,
         complete: true,
         vanished: 0,
@@ -916,14 +919,16 @@ fn step(
     prefix.plies[depth] = (e.to, e.touched, latest_start);
     let fit = sight.fit(base.pos.board(), d_full, e);
     let covered = path.covered | e.touched | e.path;
+    let cost = fit.unexplained.count() as u32;
     if fit.started
-        && fit.unexplained.count() as u32 <= MAX_COST
+        && cost <= MAX_COST
         && (depth == 0 || ends_in_turn(&prefix.plies[..=depth], sight))
     {
         out.push(Candidate {
             moves: prefix.moves,
             len: (depth + 1) as u8,
             unexplained: fit.unexplained,
+            cost: cost as u8,
             transit: fit.transit,
             complete: fit.complete,
             vanished: fit.vanished,
