@@ -7,6 +7,12 @@ use tracing_subscriber::util::SubscriberInitExt;
 
 use eboardd::cli::{Cli, CliError, Command, run};
 
+/// The tracker makes and drops small values on every square change (positions, move
+/// effects, candidate lists): mimalloc serves them in a fraction of the system allocator's
+/// time.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 /// Logs to the journal when systemd runs us (`JOURNAL_STREAM` is set and the journal
 /// answers), else to standard error. `EBOARDD_LOG` filters; the daemon logs at `info` by
 /// default (boards connecting and going away), the other commands at `warn`.
