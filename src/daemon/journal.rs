@@ -214,9 +214,9 @@ impl Journal {
     }
 
     /// Journals one event; returns once its line is written (a line that changes the game
-    /// is then owed a [`flush`](Self::flush)). A new game first keeps the old one as PGN. The event
-    /// is followed in memory even when the disk refuses it; the journal is then behind and
-    /// catches up with the next event the disk takes.
+    /// is then owed a [`flush`](Self::flush)). A new game first keeps the old one as PGN.
+    /// The event is followed in memory even when the disk refuses it; the journal is then
+    /// behind and catches up with the next event the disk takes.
     pub fn record(&mut self, event: &TimedEvent) -> Result<(), JournalError> {
         let now_ms = unix_ms();
         let line = serde_json::to_string(&LineOut {
