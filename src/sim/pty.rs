@@ -22,8 +22,11 @@ use super::device::{EmulatedBoard, Transmission};
 use super::timeline::{Cursor, PhysicalEvent, Squares, Timeline};
 use crate::time::Time;
 
-/// The longest the loop waits for the host before looking at the board again.
-const POLL: Duration = Duration::from_millis(5);
+/// The longest a run waits for the host before it looks at its stop flag again.
+const POLL: Duration = Duration::from_millis(50);
+
+/// The longest a live run waits before it looks for the hand's next move.
+const LIVE_POLL: Duration = Duration::from_millis(5);
 
 /// What a run did.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -111,7 +114,7 @@ impl PtyBoard {
             if now > until || stop.load(Ordering::Relaxed) {
                 break;
             }
-            self.turn(&mut cursor, &mut pending, &mut stats, &virtual_now)?;
+            self.turn(&mut cursor, &mut pending, &mut stats, &virtual_now, POLL)?;
         }
         Ok(stats)
     }
@@ -146,7 +149,13 @@ impl PtyBoard {
                     break batch;
                 }
                 stats.reached = virtual_now();
-                self.turn(&mut cursor, &mut pending, &mut stats, &virtual_now)?;
+                self.turn(
+                    &mut cursor,
+                    &mut pending,
+                    &mut stats,
+                    &virtual_now,
+                    LIVE_POLL,
+                )?;
                 sampled = self.board.poll_timeout().min(stats.reached);
                 observe(&self.board);
             };
@@ -156,13 +165,22 @@ impl PtyBoard {
     }
 
     /// One turn of a run: the board samples what is due, sends what has reached the host,
-    /// and waits a little for the host's bytes.
+    /// and waits for the host's bytes until the board next has something to send, or at
+    /// most `max_wait`.
+    ///
+    /// A sample is taken from the timeline at its own virtual time however late the loop
+    /// gets to it, and a message it causes cannot reach the host before the board's
+    /// [`report_lead`](EmulatedBoard::report_lead) has passed. So the loop need not wake
+    /// for every sample (a Millennium board samples a square every 640 µs): it wakes that
+    /// lead after the next sample is due, takes every sample due by then, and the host
+    /// still gets each message at the instant its last byte would have arrived.
     fn turn(
         &mut self,
         cursor: &mut Cursor<'_>,
         pending: &mut VecDeque<Transmission>,
         stats: &mut RunStats,
         virtual_now: &dyn Fn() -> Time,
+        max_wait: Duration,
     ) -> io::Result<()> {
         let now = virtual_now();
         while self.board.poll_timeout() <= now {
@@ -181,12 +199,11 @@ impl PtyBoard {
                 }
             }
         }
-        // Wait for the host until the next thing the board must do.
-        let next = pending.front().map_or(self.board.poll_timeout(), |t| {
-            t.end.min(self.board.poll_timeout())
-        });
+        // Wait for the host until the board may next have bytes for it.
+        let due = self.board.poll_timeout() + self.board.report_lead();
+        let next = pending.front().map_or(due, |t| t.end.min(due));
         let wait_virtual = next.saturating_since(now);
-        let wait = Duration::from_secs_f64(wait_virtual.as_secs_f64() / self.speed).min(POLL);
+        let wait = Duration::from_secs_f64(wait_virtual.as_secs_f64() / self.speed).min(max_wait);
         self.master
             .set_timeout(wait.max(Duration::from_micros(200)))
             .map_err(io::Error::from)?;

@@ -336,6 +336,12 @@ impl DgtDevice {
         self.send(now + CLOCK_DELAY, &message);
     }
 
+    /// The least time from a sample or a clock tick to the arrival of the last byte of a
+    /// message it causes: a FIELD_UPDATE (5 bytes) is the shortest.
+    pub fn report_lead(&self) -> Duration {
+        self.to_host.duration(5)
+    }
+
     /// When the board next has something to do (a field sample or a clock tick).
     pub fn poll_timeout(&self) -> Time {
         let sample = self.model.poll_timeout();

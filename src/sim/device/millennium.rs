@@ -175,6 +175,12 @@ impl MillenniumDevice {
         }
     }
 
+    /// The least time from a sample to the arrival of the last byte of a message it
+    /// causes: the only such message is a status frame (67 bytes).
+    pub fn report_lead(&self) -> Duration {
+        self.to_host.duration(67)
+    }
+
     /// When the board next samples a square.
     pub fn poll_timeout(&self) -> Time {
         self.model.poll_timeout()

@@ -12,6 +12,8 @@
 pub mod dgt;
 pub mod millennium;
 
+use std::time::Duration;
+
 use shakmaty::Square;
 
 use crate::protocol::Protocol;
@@ -147,6 +149,16 @@ impl EmulatedBoard {
         match self {
             EmulatedBoard::Dgt(d) => d.poll_timeout(),
             EmulatedBoard::Millennium(d) => d.poll_timeout(),
+        }
+    }
+
+    /// The least time from a sample (or a clock tick) to the arrival of the last byte of
+    /// a message it causes: the shortest such message on the board's line. Samples taken
+    /// up to this late still send their messages on time.
+    pub fn report_lead(&self) -> Duration {
+        match self {
+            EmulatedBoard::Dgt(d) => d.report_lead(),
+            EmulatedBoard::Millennium(d) => d.report_lead(),
         }
     }
 
