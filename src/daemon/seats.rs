@@ -136,12 +136,18 @@ impl Seats {
         }
     }
 
-    /// The port's game is now `events` (unless another game is waiting for it).
-    pub fn set_events(&self, key: &str, events: &[GameEvent]) {
+    /// The port's game went on by `event` (a `new_game` starts it afresh), unless another
+    /// game is waiting for the port: that one replaces it when the port's task takes it.
+    /// One event at a time, so that a long game costs the same on its last move as on its
+    /// first.
+    pub fn push_event(&self, key: &str, event: &GameEvent) {
         if let Some(seat) = self.lock().get_mut(key)
             && seat.inbox.is_none()
         {
-            seat.events = events.to_vec();
+            if let GameEvent::NewGame { .. } = event {
+                seat.events.clear();
+            }
+            seat.events.push(event.clone());
         }
     }
 
@@ -338,5 +344,35 @@ mod tests {
         // A board with no identity of its own elsewhere keeps the port's game.
         let _ = seats.attach("third", &ga);
         assert_eq!(seats.identified("third", "333", &ga), Identified::Keep);
+    }
+
+    #[test]
+    fn a_port_game_grows_one_event_at_a_time_and_a_new_game_starts_it_afresh() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let seats = Seats::new(dir.path());
+        let ga = game("e2e4");
+        let _ = seats.attach("a", &[]);
+        for e in &ga {
+            seats.push_event("a", e);
+        }
+        assert_eq!(seats.lock()["a"].events, ga);
+        let gb = game("d2d4");
+        for e in &gb {
+            seats.push_event("a", e);
+        }
+        assert_eq!(
+            seats.lock()["a"].events,
+            gb,
+            "new_game starts the game afresh"
+        );
+        // A game handed to the port waits there: the port's own moves do not touch it.
+        seats.lock().get_mut("a").expect("seat").inbox = Some(Handover {
+            events: ga.clone(),
+            owner: None,
+        });
+        seats.push_event("a", &ga[1]);
+        assert_eq!(seats.lock()["a"].events, gb);
+        seats.push_event("unknown", &ga[0]);
+        assert!(!seats.lock().contains_key("unknown"));
     }
 }

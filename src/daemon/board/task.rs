@@ -531,9 +531,7 @@ impl BoardTask {
             }
             self.game_events.push(event.event.clone());
             self.game.apply(&event.event);
-            self.setup
-                .seats
-                .set_events(&self.setup.key, &self.game_events);
+            self.setup.seats.push_event(&self.setup.key, &event.event);
             self.refresh_status(true);
         }
         if let GameEvent::Clock {
