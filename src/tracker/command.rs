@@ -38,7 +38,7 @@ impl Tracker {
                         i + 1
                     ))
                 })?;
-            game.push(mv, now, Vec::new());
+            game.play(mv, now, Vec::new());
         }
         self.base = Some(BaseMoves::new(game.position().clone()));
         self.epoch += 1;

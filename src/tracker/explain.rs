@@ -143,13 +143,12 @@ impl Evidence {
     }
 }
 
-/// What a move does to the board, precomputed once per position.
-#[derive(Clone, Debug)]
+/// What a move does to the board: worked out from the move and the board before it
+/// without building the board after it (the search asks for many moves that go nowhere).
+#[derive(Clone, Copy, Debug)]
 pub struct Effect {
     /// The move.
     pub mv: Move,
-    /// The board after the move.
-    pub after: Board,
     /// Squares the move may lift or change: from, to, a captured pawn's square, and for
     /// castling the king's and rook's squares before and after (even those that keep their
     /// piece in Chess960).
@@ -165,12 +164,66 @@ pub struct Effect {
     pub to: Bitboard,
     /// The square of the piece taken, if any.
     pub taken: Bitboard,
+    /// The pieces the move puts down, and where (two for castling); every other touched
+    /// square is empty after the move.
+    puts: [(Square, Piece); 2],
+    /// How many of `puts` there are.
+    n_puts: u8,
     /// The promotion square and the pawn that may stand there for a while (pawn put on the
     /// last rank, then swapped).
     pub promo_pawn: Option<(Square, Piece)>,
     /// A capture whose square stays occupied: on an occupancy-only board only a placement
     /// seen there shows it happened.
     pub occupied_capture: Option<Square>,
+}
+
+impl Effect {
+    /// The pieces the move puts down, and where.
+    fn puts(&self) -> &[(Square, Piece)] {
+        &self.puts[..usize::from(self.n_puts)]
+    }
+
+    /// What stands on `sq` after the move, `before` being the board it was played on.
+    pub fn piece_after(&self, before: &Board, sq: Square) -> Option<Piece> {
+        if let Some(&(_, p)) = self.puts().iter().find(|(s, _)| *s == sq) {
+            Some(p)
+        } else if self.touched.contains(sq) {
+            None
+        } else {
+            before.piece_at(sq)
+        }
+    }
+
+    /// The board after the move, `before` being the board it was played on.
+    pub fn board_after(&self, before: &Board) -> Board {
+        let mut after = before.clone();
+        for sq in self.touched {
+            after.discard_piece_at(sq);
+        }
+        for &(sq, p) in self.puts() {
+            after.set_piece_at(sq, p);
+        }
+        after
+    }
+
+    /// The squares where `sensed` differs from the board after the move, given `d_prev`,
+    /// where it differs from the board before (occupancy only, or piece identity too).
+    fn differs_after(&self, sensed: &Board, d_prev: Bitboard, identity: bool) -> Bitboard {
+        let mut put = Bitboard::EMPTY;
+        let mut wrong = Bitboard::EMPTY;
+        for &(sq, p) in self.puts() {
+            put.add(sq);
+            let there = if identity {
+                sensed.by_piece(p)
+            } else {
+                sensed.occupied()
+            };
+            if !there.contains(sq) {
+                wrong.add(sq);
+            }
+        }
+        (d_prev & !self.touched) | (self.touched & !put & sensed.occupied()) | wrong
+    }
 }
 
 /// How a move as the last of a sequence fits the sensed board.
@@ -193,7 +246,7 @@ pub struct Fit {
 }
 
 /// One explanation of the sensed board.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Candidate {
     moves: [Option<Move>; MAX_PLIES],
     /// Number of plies (0: the board is the confirmed position, give or take `cost`).
@@ -377,7 +430,6 @@ fn may_start(mv: Move, turn: Color, differs: Bitboard, resting: Bitboard) -> Opt
 
 /// What `mv`, played by `turn` on `before`, does to the board.
 pub fn effect(before: &Board, mv: Move, turn: Color) -> Effect {
-    let mut after = before.clone();
     let pawn = Piece {
         color: turn,
         role: Role::Pawn,
@@ -390,19 +442,14 @@ pub fn effect(before: &Board, mv: Move, turn: Color) -> Effect {
             to,
             promotion,
         } => {
-            after.discard_piece_at(from);
-            after.set_piece_at(
-                to,
-                Piece {
-                    color: turn,
-                    role: promotion.unwrap_or(role),
-                },
-            );
             let slides = matches!(role, Role::Bishop | Role::Rook | Role::Queen)
                 || (role == Role::Pawn && from.distance(to) == 2);
+            let placed = Piece {
+                color: turn,
+                role: promotion.unwrap_or(role),
+            };
             Effect {
                 mv,
-                after,
                 touched: Bitboard::from(from) | Bitboard::from(to),
                 path: if slides {
                     attacks::between(from, to)
@@ -417,76 +464,65 @@ pub fn effect(before: &Board, mv: Move, turn: Color) -> Effect {
                 } else {
                     Bitboard::EMPTY
                 },
+                puts: [(to, placed); 2],
+                n_puts: 1,
                 promo_pawn: promotion.map(|_| (to, pawn)),
                 occupied_capture: capture.map(|_| to),
             }
         }
         Move::EnPassant { from, to } => {
             let taken = Square::from_coords(to.file(), from.rank());
-            after.discard_piece_at(from);
-            after.discard_piece_at(taken);
-            after.set_piece_at(to, pawn);
             Effect {
                 mv,
-                after,
                 touched: Bitboard::from(from) | Bitboard::from(to) | Bitboard::from(taken),
                 path: Bitboard::EMPTY,
                 moving: pawn,
                 from: Bitboard::from(from),
                 to: Bitboard::from(to),
                 taken: Bitboard::from(taken),
+                puts: [(to, pawn); 2],
+                n_puts: 1,
                 promo_pawn: None,
                 occupied_capture: None,
             }
         }
         Move::Castle { king, rook } => {
             let (king_to, rook_to) = castle_squares(king, rook, turn);
-            after.discard_piece_at(king);
-            after.discard_piece_at(rook);
-            after.set_piece_at(
-                king_to,
-                Piece {
-                    color: turn,
-                    role: Role::King,
-                },
-            );
-            after.set_piece_at(
-                rook_to,
-                Piece {
-                    color: turn,
-                    role: Role::Rook,
-                },
-            );
-            let touched = Bitboard::from(king)
-                | Bitboard::from(rook)
-                | Bitboard::from(king_to)
-                | Bitboard::from(rook_to);
-            let changed = diff(before, &after, true);
+            let puts = [(king_to, turn.king()), (rook_to, turn.rook())];
+            let to = puts
+                .iter()
+                .filter(|&&(sq, p)| before.piece_at(sq) != Some(p))
+                .fold(Bitboard::EMPTY, |acc, &(sq, _)| acc | Bitboard::from(sq));
             Effect {
                 mv,
+                touched: Bitboard::from(king)
+                    | Bitboard::from(rook)
+                    | Bitboard::from(king_to)
+                    | Bitboard::from(rook_to),
                 path: attacks::between(king, king_to) | attacks::between(rook, rook_to),
                 moving: turn.king(),
                 from: Bitboard::from(king) | Bitboard::from(rook),
-                to: changed & after.occupied(),
+                to,
                 taken: Bitboard::EMPTY,
-                after,
-                touched,
+                puts,
+                n_puts: 2,
                 promo_pawn: None,
                 occupied_capture: None,
             }
         }
         Move::Put { role, to } => {
             // Not a chess move; kept total for completeness.
-            after.set_piece_at(to, Piece { color: turn, role });
+            let placed = Piece { color: turn, role };
             Effect {
                 mv,
-                after,
                 touched: Bitboard::from(to),
                 path: Bitboard::EMPTY,
-                moving: Piece { color: turn, role },
+                moving: placed,
                 from: Bitboard::EMPTY,
                 to: Bitboard::from(to),
                 taken: Bitboard::EMPTY,
+                puts: [(to, placed); 2],
+                n_puts: 1,
                 promo_pawn: None,
                 occupied_capture: None,
             }
@@ -516,7 +552,7 @@ impl Sight<'_> {
     /// `d_prev`: the squares where the sensed board differs from `before`.
     pub fn fit(&self, before: &Board, d_prev: Bitboard, e: &Effect) -> Fit {
         let s = self.sensed;
-        let d_next = diff(s, &e.after, self.identity);
+        let d_next = e.differs_after(s, d_prev, self.identity);
         let outside = d_prev & !e.touched & !self.ghost;
         let movers_on_board = if self.identity {
             let mut b = s.by_piece(e.moving);
@@ -546,7 +582,7 @@ impl Sight<'_> {
         let unexplained = outside | inside_bad;
         let mut vanished = 0;
         for sq in unexplained & !s.occupied() {
-            if let Some(p) = e.after.piece_at(sq) {
+            if let Some(p) = e.piece_after(before, sq) {
                 let bit = if self.identity {
                     piece_bit(p)
                 } else {
@@ -576,10 +612,14 @@ impl Sight<'_> {
         if start.any() && start.is_subset(self.evidence.whole) {
             return out;
         }
-        for sq in e.to {
-            let seen = match e.after.piece_at(sq) {
-                Some(p) if self.identity => self.evidence.seen[sq.to_usize()] & piece_bit(p) != 0,
-                _ => self.evidence.placed.contains(sq),
+        for &(sq, p) in e.puts() {
+            if !e.to.contains(sq) {
+                continue;
+            }
+            let seen = if self.identity {
+                self.evidence.seen[sq.to_usize()] & piece_bit(p) != 0
+            } else {
+                self.evidence.placed.contains(sq)
             };
             if !seen {
                 out.add(sq);
@@ -612,8 +652,6 @@ pub struct BaseMoves {
     moves_on: OnceCell<MoveSet>,
     /// The position after each move, once needed.
     next: Lazy<Box<BaseMoves>>,
-    /// What each move does to the board, once needed.
-    effects: Lazy<Effect>,
 }
 
 /// One value per move, each worked out the first time it is asked for (the slots too).
@@ -669,7 +707,6 @@ impl BaseMoves {
             moves,
             moves_on: OnceCell::new(),
             next: Lazy::default(),
-            effects: Lazy::default(),
         }
     }
 
@@ -708,18 +745,11 @@ impl BaseMoves {
         })
     }
 
-    /// What one of its moves does, worked out once.
-    pub fn effect(&self, mv: Move) -> Option<&Effect> {
-        let index = self.moves.iter().position(|m| *m == mv)?;
-        self.effect_of(index)
-    }
-
-    /// What the move at `index` does, worked out once.
-    fn effect_of(&self, index: usize) -> Option<&Effect> {
-        let m = *self.moves.get(index)?;
-        self.effects.get_or_init(index, self.moves.len(), || {
-            effect(self.pos.board(), m, self.pos.turn())
-        })
+    /// What one of its moves does.
+    pub fn effect(&self, mv: Move) -> Option<Effect> {
+        self.moves
+            .contains(&mv)
+            .then(|| effect(self.pos.board(), mv, self.pos.turn()))
     }
 
     /// The position after the move at `index`, built once.
@@ -756,9 +786,17 @@ impl BaseMoves {
 ///
 /// `out` is cleared and filled; the empty sequence is always first.
 pub fn explain(base: &BaseMoves, sight: &Sight<'_>, max_plies: usize, out: &mut Vec<Candidate>) {
+    let d0 = no_move(base, sight, out);
+    if d0.is_empty() || max_plies == 0 || only_lifted(base, sight, d0, out) {
+        return;
+    }
+    search_all(base, d0, sight, max_plies, out);
+}
+
+/// Clears `out` and puts the empty sequence in it; returns the squares it leaves unexplained.
+fn no_move(base: &BaseMoves, sight: &Sight<'_>, out: &mut Vec<Candidate>) -> Bitboard {
     out.clear();
-    let board = base.pos.board();
-    let d_all = diff(sight.sensed, board, sight.identity);
+    let d_all = diff(sight.sensed, base.pos.board(), sight.identity);
     let d0 = d_all & !sight.ghost;
     out.push(Candidate {
         moves: [None; MAX_PLIES],
@@ -773,9 +811,17 @@ pub fn explain(base: &BaseMoves, sight: &Sight<'_>, max_plies: usize, out: &mut 
         unseen: 0,
         strays: 0,
     });
-    if d0.is_empty() || max_plies == 0 {
-        return;
-    }
+    d0
+}
+
+/// Searches every sequence from `base` that explains `d0`, the squares that differ.
+fn search_all(
+    base: &BaseMoves,
+    d0: Bitboard,
+    sight: &Sight<'_>,
+    max_plies: usize,
+    out: &mut Vec<Candidate>,
+) {
     let mut prefix = Prefix {
         moves: [None; MAX_PLIES],
         plies: [(Bitboard::EMPTY, Bitboard::EMPTY, None); MAX_PLIES],
@@ -801,6 +847,69 @@ pub fn explain(base: &BaseMoves, sight: &Sight<'_>, max_plies: usize, out: &mut 
         };
         search(base, d0, sight, &mut prefix, first, max_plies, out);
     }
+}
+
+/// The candidates of a board on which pieces have only been lifted since the confirmed
+/// position (nothing put down anywhere, no square tolerated as a ghost, no whole-board
+/// report), found without working out any move's effect: each move that touches a lifted
+/// square is under way and none is complete (every move puts a piece where none of its
+/// kind stands now), nothing rests on a transit square, and no ply can follow one whose
+/// piece was never put down. They are exactly what [`search`] finds there. Returns `false`
+/// (and leaves only the empty sequence) when no single move accounts for every lifted
+/// square: the full search then looks further.
+fn only_lifted(
+    base: &BaseMoves,
+    sight: &Sight<'_>,
+    d0: Bitboard,
+    out: &mut Vec<Candidate>,
+) -> bool {
+    let evidence = sight.evidence;
+    if sight.ghost.any()
+        || evidence.placed.any()
+        || evidence.whole.any()
+        || (d0 & sight.sensed.occupied()).any()
+    {
+        return false;
+    }
+    let turn = base.pos.turn();
+    let mut explained = false;
+    for (i, m) in base.moves.iter().enumerate() {
+        if !sight.wanted(m) {
+            continue;
+        }
+        let Some(touched) = may_start(*m, turn, d0, Bitboard::EMPTY) else {
+            continue;
+        };
+        let unexplained = d0 & !touched;
+        let cost = few(unexplained);
+        if cost > MAX_COST {
+            continue;
+        }
+        explained |= cost == 0;
+        let mut moves = [None; MAX_PLIES];
+        moves[0] = Some(*m);
+        out.push(Candidate {
+            moves,
+            len: 1,
+            unexplained,
+            cost: cost as u8,
+            transit: false,
+            complete: false,
+            vanished: 0,
+            ghosted: 0,
+            first_moves_on: base
+                .moves_on()
+                .contains(i)
+                .then(|| evidence.last_change(touched | reach(*m, turn).1))
+                .flatten(),
+            unseen: 0,
+            strays: 0,
+        });
+    }
+    if !explained {
+        out.truncate(1);
+    }
+    explained
 }
 
 /// Tries every move of `base` that may have started on the board as the next ply.
@@ -829,9 +938,7 @@ fn search(
         if !path.must_take.is_subset(touched) {
             continue;
         }
-        let Some(e) = base.effect_of(i) else {
-            continue;
-        };
+        let e = effect(base.pos.board(), *m, turn);
         let mut path = path;
         if path.depth == 0 {
             path.first_moves_on = base
@@ -843,7 +950,7 @@ fn search(
         step(
             base,
             i,
-            e,
+            &e,
             (d_before, d_full),
             sight,
             prefix,
@@ -856,8 +963,8 @@ fn search(
 
 /// Whether a piece `e` put down on `squares` can have been taken at once: a piece of the
 /// other side attacks it (or, for a pawn's double step, could take it en passant).
-fn may_be_taken(e: &Effect, squares: Bitboard, differs: Bitboard) -> bool {
-    let board = &e.after;
+fn may_be_taken(e: &Effect, before: &Board, squares: Bitboard, differs: Bitboard) -> bool {
+    let board = &e.board_after(before);
     squares.into_iter().all(|sq| {
         let Some(piece) = board.piece_at(sq) else {
             return false;
@@ -978,7 +1085,7 @@ fn step(
         .any(|sq| d_before.contains(sq) || sight.evidence.lifted_at[sq.to_usize()].is_some());
     if depth + 1 < max_plies && left && unseen <= path.max_unseen {
         let d_after = fit.differs_after & !sight.ghost;
-        if not_seen.any() && !may_be_taken(e, not_seen, d_after) {
+        if not_seen.any() && !may_be_taken(e, base.pos.board(), not_seen, d_after) {
             prefix.moves[depth] = None;
             return;
         }
@@ -1029,6 +1136,64 @@ mod tests {
         let zero: Vec<_> = out.iter().filter(|c| c.cost() == 0).collect();
         assert_eq!(zero.len(), 2);
         assert!(zero.iter().all(|c| !c.complete && c.len == 1));
+    }
+
+    /// Every board with one or two pieces lifted (nothing put down) in the positions of a
+    /// game, at several times: the candidates found without working out effects are the
+    /// ones the full search finds.
+    #[test]
+    fn lifted_pieces_are_explained_as_the_full_search_explains_them() {
+        let mut pos = Chess::default();
+        let mut checked = 0;
+        let mut quick = 0;
+        for ply in 0..40 {
+            let base = BaseMoves::new(pos.clone());
+            let occupied: Vec<Square> = pos.board().occupied().into_iter().collect();
+            for (k, &a) in occupied.iter().enumerate() {
+                for &b in &occupied[k..] {
+                    let mut sensed = pos.board().clone();
+                    let mut log = Vec::new();
+                    for (i, sq) in [a, b].into_iter().enumerate() {
+                        if let Some(p) = sensed.remove_piece_at(sq)
+                            && (i == 0 || a != b)
+                        {
+                            log.push(SquareEvent {
+                                t: Time::from_millis(1_000 + 150 * i as u64),
+                                square: sq,
+                                before: Some(p),
+                                after: None,
+                                whole: false,
+                            });
+                        }
+                    }
+                    let evidence = Evidence::from_log(&log);
+                    for identity in [true, false] {
+                        let sight = Sight {
+                            identity,
+                            ..sight(&sensed, &evidence)
+                        };
+                        let (mut fast, mut full) = (Vec::new(), Vec::new());
+                        explain(&base, &sight, 4, &mut fast);
+                        let d0 = no_move(&base, &sight, &mut full);
+                        search_all(&base, d0, &sight, 4, &mut full);
+                        assert_eq!(fast, full, "ply {ply}, {a} and {b} lifted");
+                        let mut probe = Vec::new();
+                        no_move(&base, &sight, &mut probe);
+                        quick += usize::from(only_lifted(&base, &sight, d0, &mut probe));
+                        checked += 1;
+                    }
+                }
+            }
+            let moves = pos.legal_moves();
+            let Some(&m) = moves.get((ply * 7 + 3) % moves.len().max(1)) else {
+                break;
+            };
+            pos.play_unchecked(m);
+        }
+        assert!(checked > 10_000, "{checked} boards");
+        // The boards a move explains take the quick way (a piece lifted, or a capture's two
+        // pieces); the others need the longer search.
+        assert!(quick > 1_000, "{quick} of {checked} quick");
     }
 
     #[test]

@@ -6,7 +6,7 @@
 //! how moves are recognised, of time sources, or of IO.
 
 use shakmaty::{
-    Board, CastlingMode, Chess, Color, Move, Piece, Position, Square,
+    Board, CastlingMode, Chess, Color, Move, MoveList, Piece, Position, Role, Square,
     san::{San, SanPlus, Suffix},
 };
 
@@ -103,22 +103,23 @@ impl Game {
         &self.plies
     }
 
-    /// Plays a legal move of the current position; returns the new ply and the FEN of the
-    /// position after it.
-    pub fn push(&mut self, mv: Move, now: Time, log: Vec<SquareEvent>) -> (&Ply, String) {
-        let pos = self.position();
+    /// Plays a legal move of the current position, `after` being the position it leads to,
+    /// `san` its SAN without marks ([`san_of`]) and `has_moves` whether the side to move
+    /// after it has a legal move (for the check and mate marks); returns the new ply and the
+    /// FEN of the position after it.
+    pub fn push(
+        &mut self,
+        mv: Move,
+        (san, after, has_moves): (San, Chess, bool),
+        now: Time,
+        log: Vec<SquareEvent>,
+    ) -> (&Ply, String) {
         let mut uci = String::with_capacity(5);
         mv.to_uci(self.mode()).append_to_string(&mut uci);
-        let san = San::from_move(pos, mv);
-        let mut after = pos.clone();
-        after.play_unchecked(mv);
-        // Legal moves are generated only for a check (mate or not), not for every move.
-        let suffix = after.checkers().any().then(|| {
-            if after.legal_moves().is_empty() {
-                Suffix::Checkmate
-            } else {
-                Suffix::Check
-            }
+        let suffix = after.is_check().then_some(if has_moves {
+            Suffix::Check
+        } else {
+            Suffix::Checkmate
         });
         let mut text = String::with_capacity(8);
         SanPlus { san, suffix }.append_to_string(&mut text);
@@ -135,6 +136,16 @@ impl Game {
         });
         let n = self.plies.len();
         (&self.plies[n - 1], fen)
+    }
+
+    /// Plays a legal move of the current position, working out what [`Game::push`] is told.
+    pub fn play(&mut self, mv: Move, now: Time, log: Vec<SquareEvent>) -> (&Ply, String) {
+        let pos = self.position();
+        let san = san_of(mv, &pos.legal_moves());
+        let mut after = pos.clone();
+        after.play_unchecked(mv);
+        let has_moves = !after.legal_moves().is_empty();
+        self.push(mv, (san, after, has_moves), now, log)
     }
 
     /// The last confirmed ply, to amend its sensor log.
@@ -178,10 +189,29 @@ impl Game {
     }
 }
 
+/// The SAN of `mv` without check or mate marks, `legal` being every legal move of the
+/// position it is played in (a piece's move names its square of departure when another
+/// piece of the kind may go to the same square).
+pub fn san_of(mv: Move, legal: &[Move]) -> San {
+    let mut rivals = MoveList::new();
+    if let Move::Normal { role, to, .. } = mv
+        && role != Role::Pawn
+    {
+        for &m in legal {
+            if let Move::Normal { role: r, to: t, .. } = m
+                && r == role
+                && t == to
+            {
+                rivals.push(m);
+            }
+        }
+    }
+    San::disambiguate(mv, &rivals)
+}
+
 /// The FEN of a position, standard chess or Chess960, written directly: the same text as
 /// shakmaty's `Fen` with legal en passant squares, in a fraction of the time.
 pub fn fen_of(pos: &Chess) -> String {
-    use shakmaty::Role;
     let board = pos.board();
     // The letter on each square, filled from the piece sets (no per-square lookups).
     let mut letters = [0u8; 64];

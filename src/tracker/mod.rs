@@ -630,12 +630,13 @@ impl Tracker {
         let Some(e) = base.effect(m) else {
             return;
         };
+        let after = e.board_after(base.pos.board());
         // The events up to the one that completed the move belong to this ply.
         let squares = e.touched | e.path;
         let done = self
             .log
             .iter()
-            .rposition(|ev| squares.contains(ev.square) && ev.after == e.after.piece_at(ev.square))
+            .rposition(|ev| squares.contains(ev.square) && ev.after == after.piece_at(ev.square))
             .map_or(0, |i| i + 1);
         // When the move is the first of several plies that explain the board, the events on
         // the later plies' squares are theirs too, even those before this one's last: the
@@ -651,7 +652,7 @@ impl Tracker {
         // still differ from the game after this ply stay for the plies still to be
         // confirmed (and those on this ply's squares are its own as well). The events after
         // the one that completed the move stay too.
-        let still = diff(&self.sensed, &e.after, self.cfg.piece_identity);
+        let still = diff(&self.sensed, &after, self.cfg.piece_identity);
         let mut ply_log = Vec::with_capacity(done);
         let mut seen = 0;
         self.log.retain(|ev| {
@@ -666,7 +667,13 @@ impl Tracker {
             (ev.whole && still.contains(ev.square)) || theirs.contains(ev.square)
         });
         let number = game.len() as u32 + 1;
-        let (ply, fen) = game.push(m, now, ply_log);
+        let san = game::san_of(m, &base.moves);
+        let next = match self.base.take() {
+            Some(b) => b.into_after(m),
+            None => return,
+        };
+        let has_moves = !next.moves.is_empty();
+        let (ply, fen) = game.push(m, (san, next.pos.clone(), has_moves), now, ply_log);
         let event = GameEvent::Move {
             ply: number,
             uci: ply.uci.clone(),
@@ -675,11 +682,7 @@ impl Tracker {
             clock_ms: None,
             emt_ms: None,
         };
-        let next = match self.base.take() {
-            Some(b) => b.into_after(m),
-            None => BaseMoves::new(game.position().clone()),
-        };
-        let outcome = game.outcome(!next.moves.is_empty());
+        let outcome = game.outcome(has_moves);
         self.evidence.rebuild(&self.log);
         self.ghost &= diff(&self.sensed, next.pos.board(), self.cfg.piece_identity);
         self.base = Some(next);
