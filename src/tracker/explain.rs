@@ -59,6 +59,8 @@ pub struct Evidence {
     pub lift_whole: Bitboard,
     /// When the last whole-board report came.
     pub whole_at: Option<Time>,
+    /// Squares with any report (the only ones whose entries are set).
+    reported: Bitboard,
 }
 
 impl Default for Evidence {
@@ -72,6 +74,7 @@ impl Default for Evidence {
             whole: Bitboard::EMPTY,
             lift_whole: Bitboard::EMPTY,
             whole_at: None,
+            reported: Bitboard::EMPTY,
         }
     }
 }
@@ -90,7 +93,19 @@ impl Evidence {
 
     /// Makes this the evidence of `log`, in place.
     pub fn rebuild(&mut self, log: &[SquareEvent]) {
-        *self = Evidence::default();
+        // Only the squares reported have entries to clear.
+        for sq in self.reported {
+            let i = sq.to_usize();
+            self.lifted_at[i] = None;
+            self.seen[i] = 0;
+            self.changed_at[i] = None;
+            self.first_placed_at[i] = None;
+        }
+        self.placed = Bitboard::EMPTY;
+        self.whole = Bitboard::EMPTY;
+        self.lift_whole = Bitboard::EMPTY;
+        self.whole_at = None;
+        self.reported = Bitboard::EMPTY;
         for ev in log {
             self.add(ev);
         }
@@ -105,6 +120,7 @@ impl Evidence {
             self.whole_at = self.whole_at.max(Some(ev.t));
         }
         self.changed_at[i] = Some(t);
+        self.reported.add(ev.square);
         if ev.before.is_some() {
             self.lifted_at[i] = Some(t);
             self.lift_whole.set(ev.square, ev.whole);
