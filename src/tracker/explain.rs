@@ -200,6 +200,7 @@ impl Effect {
     }
 
     /// What stands on `sq` after the move, `before` being the board it was played on.
+    #[inline]
     pub fn piece_after(&self, before: &Board, sq: Square) -> Option<Piece> {
         if let Some(&(_, p)) = self.puts().iter().find(|(s, _)| *s == sq) {
             Some(p)
@@ -445,6 +446,7 @@ fn may_start(mv: Move, turn: Color, differs: Bitboard, resting: Bitboard) -> Opt
 }
 
 /// What `mv`, played by `turn` on `before`, does to the board.
+#[inline]
 pub fn effect(before: &Board, mv: Move, turn: Color) -> Effect {
     let pawn = Piece {
         color: turn,
@@ -459,7 +461,7 @@ pub fn effect(before: &Board, mv: Move, turn: Color) -> Effect {
             promotion,
         } => {
             let slides = matches!(role, Role::Bishop | Role::Rook | Role::Queen)
-                || (role == Role::Pawn && from.distance(to) == 2);
+                || (role == Role::Pawn && u32::from(from).abs_diff(u32::from(to)) == 16);
             let placed = Piece {
                 color: turn,
                 role: promotion.unwrap_or(role),
@@ -566,6 +568,7 @@ pub struct Sight<'a> {
 impl Sight<'_> {
     /// How `e`, played on `before`, fits the sensed board as the last move of a sequence.
     /// `d_prev`: the squares where the sensed board differs from `before`.
+    #[inline]
     pub fn fit(&self, before: &Board, d_prev: Bitboard, e: &Effect) -> Fit {
         let s = self.sensed;
         let d_next = e.differs_after(s, d_prev, self.identity);
