@@ -665,10 +665,6 @@ pub struct BaseMoves {
     pub pos: Chess,
     /// Each legal move (kept at its length: a base is moved on every confirmed ply).
     pub moves: Vec<Move>,
-    /// The moves (by index) whose piece, put down on the destination, may be resting there
-    /// on the way to a further square: a longer move of the same piece passes there.
-    /// Worked out when the search first asks (only a base's first plies need it).
-    moves_on: OnceCell<MoveSet>,
     /// The position after each move, once needed.
     next: Lazy<Box<BaseMoves>>,
 }
@@ -701,22 +697,6 @@ impl<T> Lazy<T> {
     }
 }
 
-/// A set of move indices (a position has at most 218 legal moves).
-#[derive(Clone, Debug, Default)]
-struct MoveSet([u64; 4]);
-
-impl MoveSet {
-    fn add(&mut self, i: usize) {
-        if let Some(w) = self.0.get_mut(i / 64) {
-            *w |= 1 << (i % 64);
-        }
-    }
-
-    fn contains(&self, i: usize) -> bool {
-        self.0.get(i / 64).is_some_and(|w| w & (1 << (i % 64)) != 0)
-    }
-}
-
 impl BaseMoves {
     /// Precomputes the legal moves of `pos`.
     pub fn new(pos: Chess) -> BaseMoves {
@@ -724,44 +704,53 @@ impl BaseMoves {
         BaseMoves {
             pos,
             moves,
-            moves_on: OnceCell::new(),
             next: Lazy::default(),
         }
     }
 
-    /// The moves whose piece may be resting on its destination on the way further.
-    fn moves_on(&self) -> &MoveSet {
-        self.moves_on.get_or_init(|| {
-            // The squares each piece may pass on its longer moves.
-            let mut passes = [Bitboard::EMPTY; 64];
-            for m in &self.moves {
-                match *m {
-                    Move::Normal { from, to, .. } => {
-                        passes[from.to_usize()] |= attacks::between(from, to);
-                    }
-                    Move::Castle { king, rook } => {
-                        let (touched, path) = reach(*m, self.pos.turn());
-                        passes[king.to_usize()] |= path & !touched;
-                        passes[rook.to_usize()] |= path & !touched;
-                    }
-                    _ => {}
-                }
+    /// Whether the piece of `mv`, put down on its destination, may be resting there on the
+    /// way to a further square: a longer move of the same piece passes there. `passes`
+    /// keeps what was worked out for the last square asked about (the moves asked about in
+    /// one search are mostly one piece's).
+    fn moves_on(&self, mv: Move, passes: &mut Option<(Square, Bitboard)>) -> bool {
+        let Move::Normal {
+            role,
+            from,
+            to,
+            capture: None,
+            ..
+        } = mv
+        else {
+            return false;
+        };
+        if role == Role::Knight {
+            return false;
+        }
+        let passed = match *passes {
+            Some((sq, passed)) if sq == from => passed,
+            _ => {
+                let passed = self.passes(from);
+                *passes = Some((from, passed));
+                passed
             }
-            let mut moves_on = MoveSet::default();
-            for (i, m) in self.moves.iter().enumerate() {
-                if let Move::Normal {
-                    from,
-                    to,
-                    capture: None,
-                    ..
-                } = *m
-                    && passes[from.to_usize()].contains(to)
-                {
-                    moves_on.add(i);
+        };
+        passed.contains(to)
+    }
+
+    /// The squares the piece on `from` passes on its longer moves, castling included.
+    fn passes(&self, from: Square) -> Bitboard {
+        let mut out = Bitboard::EMPTY;
+        for m in &self.moves {
+            match *m {
+                Move::Normal { from: f, to, .. } if f == from => out |= attacks::between(f, to),
+                Move::Castle { king, rook } if king == from || rook == from => {
+                    let (touched, path) = reach(*m, self.pos.turn());
+                    out |= path & !touched;
                 }
+                _ => {}
             }
-            moves_on
-        })
+        }
+        out
     }
 
     /// What one of its moves does.
@@ -892,7 +881,8 @@ fn only_lifted(
     }
     let turn = base.pos.turn();
     let mut explained = false;
-    for (i, m) in base.moves.iter().enumerate() {
+    let mut passes = None;
+    for m in &base.moves {
         if !sight.wanted(m) {
             continue;
         }
@@ -917,8 +907,7 @@ fn only_lifted(
             vanished: 0,
             ghosted: 0,
             first_moves_on: base
-                .moves_on()
-                .contains(i)
+                .moves_on(*m, &mut passes)
                 .then(|| evidence.last_change(touched | reach(*m, turn).1))
                 .flatten(),
             unseen: 0,
@@ -944,6 +933,7 @@ fn search(
     let d_full = diff(sight.sensed, base.pos.board(), sight.identity);
     let turn = base.pos.turn();
     let resting = d_before & sight.sensed.occupied();
+    let mut passes = None;
     for (i, m) in base.moves.iter().enumerate() {
         if out.len() >= MAX_CANDIDATES {
             return;
@@ -961,8 +951,7 @@ fn search(
         let mut path = path;
         if path.depth == 0 {
             path.first_moves_on = base
-                .moves_on()
-                .contains(i)
+                .moves_on(*m, &mut passes)
                 .then(|| sight.evidence.last_change(e.touched | e.path))
                 .flatten();
         }
