@@ -8,7 +8,7 @@
 //! the cheapest. It is pure bitboard arithmetic on [`shakmaty::Board`]s: it knows nothing of
 //! time, release, events, IO or protocols.
 
-use std::cell::OnceCell;
+use std::cell::{Cell, OnceCell};
 use std::time::Duration;
 
 use shakmaty::{
@@ -667,6 +667,10 @@ pub struct BaseMoves {
     pub moves: Vec<Move>,
     /// The position after each move, once needed.
     next: Lazy<Box<BaseMoves>>,
+    /// For each square, the squares its piece passes on its longer moves, once asked
+    /// (`passes_known` says for which squares).
+    passes: [Cell<Bitboard>; 64],
+    passes_known: Cell<u64>,
 }
 
 /// One value per move, each worked out the first time it is asked for (the slots too).
@@ -705,14 +709,14 @@ impl BaseMoves {
             pos,
             moves,
             next: Lazy::default(),
+            passes: [const { Cell::new(Bitboard::EMPTY) }; 64],
+            passes_known: Cell::new(0),
         }
     }
 
     /// Whether the piece of `mv`, put down on its destination, may be resting there on the
-    /// way to a further square: a longer move of the same piece passes there. `passes`
-    /// keeps what was worked out for the last square asked about (the moves asked about in
-    /// one search are mostly one piece's).
-    fn moves_on(&self, mv: Move, passes: &mut Option<(Square, Bitboard)>) -> bool {
+    /// way to a further square: a longer move of the same piece passes there.
+    fn moves_on(&self, mv: Move) -> bool {
         let Move::Normal {
             role,
             from,
@@ -726,19 +730,19 @@ impl BaseMoves {
         if role == Role::Knight {
             return false;
         }
-        let passed = match *passes {
-            Some((sq, passed)) if sq == from => passed,
-            _ => {
-                let passed = self.passes(from);
-                *passes = Some((from, passed));
-                passed
-            }
-        };
-        passed.contains(to)
+        // Worked out once per square of a base (its first plies are searched on every
+        // change).
+        let bit = 1u64 << from.to_usize();
+        let slot = &self.passes[from.to_usize()];
+        if self.passes_known.get() & bit == 0 {
+            slot.set(self.passes_from(from));
+            self.passes_known.set(self.passes_known.get() | bit);
+        }
+        slot.get().contains(to)
     }
 
     /// The squares the piece on `from` passes on its longer moves, castling included.
-    fn passes(&self, from: Square) -> Bitboard {
+    fn passes_from(&self, from: Square) -> Bitboard {
         let mut out = Bitboard::EMPTY;
         for m in &self.moves {
             match *m {
@@ -881,7 +885,6 @@ fn only_lifted(
     }
     let turn = base.pos.turn();
     let mut explained = false;
-    let mut passes = None;
     for m in &base.moves {
         if !sight.wanted(m) {
             continue;
@@ -907,7 +910,7 @@ fn only_lifted(
             vanished: 0,
             ghosted: 0,
             first_moves_on: base
-                .moves_on(*m, &mut passes)
+                .moves_on(*m)
                 .then(|| evidence.last_change(touched | reach(*m, turn).1))
                 .flatten(),
             unseen: 0,
@@ -933,7 +936,6 @@ fn search(
     let d_full = diff(sight.sensed, base.pos.board(), sight.identity);
     let turn = base.pos.turn();
     let resting = d_before & sight.sensed.occupied();
-    let mut passes = None;
     for (i, m) in base.moves.iter().enumerate() {
         if out.len() >= MAX_CANDIDATES {
             return;
@@ -951,7 +953,7 @@ fn search(
         let mut path = path;
         if path.depth == 0 {
             path.first_moves_on = base
-                .moves_on(*m, &mut passes)
+                .moves_on(*m)
                 .then(|| sight.evidence.last_change(e.touched | e.path))
                 .flatten();
         }
