@@ -667,10 +667,10 @@ pub struct BaseMoves {
     pub moves: Vec<Move>,
     /// The position after each move, once needed.
     next: Lazy<Box<BaseMoves>>,
-    /// For each square, the squares its piece passes on its longer moves, once asked
-    /// (`passes_known` says for which squares).
-    passes: [Cell<Bitboard>; 64],
-    passes_known: Cell<u64>,
+    /// The squares the pieces last asked about pass on their longer moves (a few pieces'
+    /// moves are asked about while a base stands), and which entry to replace next.
+    passes: [Cell<Option<(Square, Bitboard)>>; 4],
+    passes_next: Cell<u8>,
 }
 
 /// One value per move, each worked out the first time it is asked for (the slots too).
@@ -709,8 +709,8 @@ impl BaseMoves {
             pos,
             moves,
             next: Lazy::default(),
-            passes: [const { Cell::new(Bitboard::EMPTY) }; 64],
-            passes_known: Cell::new(0),
+            passes: [const { Cell::new(None) }; 4],
+            passes_next: Cell::new(0),
         }
     }
 
@@ -730,15 +730,23 @@ impl BaseMoves {
         if role == Role::Knight {
             return false;
         }
-        // Worked out once per square of a base (its first plies are searched on every
-        // change).
-        let bit = 1u64 << from.to_usize();
-        let slot = &self.passes[from.to_usize()];
-        if self.passes_known.get() & bit == 0 {
-            slot.set(self.passes_from(from));
-            self.passes_known.set(self.passes_known.get() | bit);
-        }
-        slot.get().contains(to)
+        // Kept for the last few pieces asked about (a base's first plies are searched on
+        // every change, mostly for the same piece).
+        let known = self
+            .passes
+            .iter()
+            .find_map(|c| c.get().filter(|&(sq, _)| sq == from));
+        let passed = match known {
+            Some((_, passed)) => passed,
+            None => {
+                let passed = self.passes_from(from);
+                let next = usize::from(self.passes_next.get());
+                self.passes[next % self.passes.len()].set(Some((from, passed)));
+                self.passes_next.set(((next + 1) % self.passes.len()) as u8);
+                passed
+            }
+        };
+        passed.contains(to)
     }
 
     /// The squares the piece on `from` passes on its longer moves, castling included.
