@@ -212,7 +212,7 @@ impl Effect {
     }
 
     /// The board after the move, `before` being the board it was played on.
-    pub fn board_after(&self, before: &Board) -> Board {
+    fn board_after(&self, before: &Board) -> Board {
         let mut after = before.clone();
         for sq in self.touched {
             after.discard_piece_at(sq);
@@ -714,6 +714,16 @@ impl BaseMoves {
         }
     }
 
+    /// When the squares of `mv` last changed, if its piece, put down on its destination,
+    /// may be resting there on the way to a further square (see [`Candidate::first_moves_on`]).
+    fn moving_on_since(&self, mv: Move, evidence: &Evidence) -> Option<Time> {
+        if !self.moves_on(mv) {
+            return None;
+        }
+        let (touched, path) = reach(mv, self.pos.turn());
+        evidence.last_change(touched | path)
+    }
+
     /// Whether the piece of `mv`, put down on its destination, may be resting there on the
     /// way to a further square: a longer move of the same piece passes there.
     fn moves_on(&self, mv: Move) -> bool {
@@ -917,10 +927,7 @@ fn only_lifted(
             complete: false,
             vanished: 0,
             ghosted: 0,
-            first_moves_on: base
-                .moves_on(*m)
-                .then(|| evidence.last_change(touched | reach(*m, turn).1))
-                .flatten(),
+            first_moves_on: base.moving_on_since(*m, evidence),
             unseen: 0,
             strays: 0,
         });
@@ -960,10 +967,7 @@ fn search(
         let e = effect(base.pos.board(), *m, turn);
         let mut path = path;
         if path.depth == 0 {
-            path.first_moves_on = base
-                .moves_on(*m)
-                .then(|| sight.evidence.last_change(e.touched | e.path))
-                .flatten();
+            path.first_moves_on = base.moving_on_since(*m, sight.evidence);
         }
         step(
             base,

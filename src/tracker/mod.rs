@@ -630,7 +630,13 @@ impl Tracker {
         let Some(e) = base.effect(m) else {
             return;
         };
-        let after = e.board_after(base.pos.board());
+        let turn = base.pos.turn();
+        let san = game::san_of(m, &base.moves);
+        // The position after the move (the search may have built it already).
+        let Some(next) = self.base.take().map(|b| b.into_after(m)) else {
+            return;
+        };
+        let after = next.pos.board();
         // The events up to the one that completed the move belong to this ply.
         let squares = e.touched | e.path;
         let done = self
@@ -642,7 +648,6 @@ impl Tracker {
         // the later plies' squares are theirs too, even those before this one's last: the
         // event that completed this move may be a later ply's (a piece of this move taken
         // at once and another put in its place).
-        let turn = base.pos.turn();
         let theirs = self
             .cands
             .iter()
@@ -652,7 +657,7 @@ impl Tracker {
         // still differ from the game after this ply stay for the plies still to be
         // confirmed (and those on this ply's squares are its own as well). The events after
         // the one that completed the move stay too.
-        let still = diff(&self.sensed, &after, self.cfg.piece_identity);
+        let still = diff(&self.sensed, after, self.cfg.piece_identity);
         let mut ply_log = Vec::with_capacity(done);
         let mut seen = 0;
         self.log.retain(|ev| {
@@ -667,11 +672,6 @@ impl Tracker {
             (ev.whole && still.contains(ev.square)) || theirs.contains(ev.square)
         });
         let number = game.len() as u32 + 1;
-        let san = game::san_of(m, &base.moves);
-        let next = match self.base.take() {
-            Some(b) => b.into_after(m),
-            None => return,
-        };
         let has_moves = !next.moves.is_empty();
         let (ply, fen) = game.push(m, (san, next.pos.clone(), has_moves), now, ply_log);
         let event = GameEvent::Move {
