@@ -315,8 +315,6 @@ struct Path {
     depth: usize,
     /// When the latest of the earlier plies began, if known.
     prev_start: Option<Time>,
-    /// See [`Candidate::first_moves_on`].
-    first_moves_on: Option<Time>,
     /// See [`Candidate::unseen`].
     unseen: u8,
     /// How many unseen pieces the search allows.
@@ -812,15 +810,43 @@ impl BaseMoves {
     }
 }
 
-/// Finds the candidates that explain the sensed board from `base`, cheapest kept.
+/// Which candidates [`explain`] returns.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Keep {
+    /// Every one that leaves at most [`MAX_COST`] squares unexplained.
+    All,
+    /// Only those that leave the fewest squares unexplained.
+    Cheapest,
+}
+
+/// Finds the candidates that explain the sensed board from `base`.
 ///
-/// `out` is cleared and filled; the empty sequence is always first.
-pub fn explain(base: &BaseMoves, sight: &Sight<'_>, max_plies: usize, out: &mut Vec<Candidate>) {
+/// `out` is cleared and filled; the empty sequence is always first when kept.
+pub fn explain(
+    base: &BaseMoves,
+    sight: &Sight<'_>,
+    max_plies: usize,
+    keep: Keep,
+    out: &mut Vec<Candidate>,
+) {
     let d0 = no_move(base, sight, out);
-    if d0.is_empty() || max_plies == 0 || only_lifted(base, sight, d0, out) {
-        return;
+    if !(d0.is_empty() || max_plies == 0 || only_lifted(base, sight, d0, out)) {
+        search_all(base, d0, sight, max_plies, out);
     }
-    search_all(base, d0, sight, max_plies, out);
+    finish(base, sight.evidence, keep, out);
+}
+
+/// Drops what `keep` does not keep and fills in, for those kept, whether the first move's
+/// piece may still be moving on (asked only of the few kept: most candidates are not).
+fn finish(base: &BaseMoves, evidence: &Evidence, keep: Keep, out: &mut Vec<Candidate>) {
+    if keep == Keep::Cheapest
+        && let Some(best) = out.iter().map(Candidate::cost).min()
+    {
+        out.retain(|c| c.cost() == best);
+    }
+    for c in out.iter_mut() {
+        c.first_moves_on = c.first().and_then(|m| base.moving_on_since(m, evidence));
+    }
 }
 
 /// Clears `out` and puts the empty sequence in it; returns the squares it leaves unexplained.
@@ -859,7 +885,6 @@ fn search_all(
     let first = Path {
         depth: 0,
         prev_start: None,
-        first_moves_on: None,
         unseen: 0,
         max_unseen: 0,
         must_take: Bitboard::EMPTY,
@@ -927,7 +952,7 @@ fn only_lifted(
             complete: false,
             vanished: 0,
             ghosted: 0,
-            first_moves_on: base.moving_on_since(*m, evidence),
+            first_moves_on: None,
             unseen: 0,
             strays: 0,
         });
@@ -965,10 +990,6 @@ fn search(
             continue;
         }
         let e = effect(base.pos.board(), *m, turn);
-        let mut path = path;
-        if path.depth == 0 {
-            path.first_moves_on = base.moving_on_since(*m, sight.evidence);
-        }
         step(
             base,
             i,
@@ -1091,7 +1112,7 @@ fn step(
             complete: fit.complete,
             vanished: fit.vanished,
             ghosted: fit.ghosted,
-            first_moves_on: path.first_moves_on,
+            first_moves_on: None,
             unseen: path.unseen,
             strays: few(sight.evidence.placed & !covered & !sight.ghost) as u8,
         });
@@ -1120,7 +1141,6 @@ fn step(
                 depth: depth + 1,
                 // Each ply starts after every earlier one did: keep the latest start.
                 prev_start: start.max(prev_start),
-                first_moves_on: path.first_moves_on,
                 unseen,
                 max_unseen: path.max_unseen,
                 must_take: not_seen,
@@ -1154,7 +1174,13 @@ mod tests {
         let mut b = Board::new();
         b.discard_piece_at(Square::E2);
         let mut out = Vec::new();
-        explain(&base, &sight(&b, &Evidence::default()), 4, &mut out);
+        explain(
+            &base,
+            &sight(&b, &Evidence::default()),
+            4,
+            Keep::All,
+            &mut out,
+        );
         let zero: Vec<_> = out.iter().filter(|c| c.cost() == 0).collect();
         assert_eq!(zero.len(), 2);
         assert!(zero.iter().all(|c| !c.complete && c.len == 1));
@@ -1195,9 +1221,10 @@ mod tests {
                             ..sight(&sensed, &evidence)
                         };
                         let (mut fast, mut full) = (Vec::new(), Vec::new());
-                        explain(&base, &sight, 4, &mut fast);
+                        explain(&base, &sight, 4, Keep::All, &mut fast);
                         let d0 = no_move(&base, &sight, &mut full);
                         search_all(&base, d0, &sight, 4, &mut full);
+                        finish(&base, &evidence, Keep::All, &mut full);
                         assert_eq!(fast, full, "ply {ply}, {a} and {b} lifted");
                         let mut probe = Vec::new();
                         no_move(&base, &sight, &mut probe);
@@ -1223,7 +1250,13 @@ mod tests {
         let base = BaseMoves::new(Chess::default());
         let b = Board::new();
         let mut out = Vec::new();
-        explain(&base, &sight(&b, &Evidence::default()), 4, &mut out);
+        explain(
+            &base,
+            &sight(&b, &Evidence::default()),
+            4,
+            Keep::All,
+            &mut out,
+        );
         assert_eq!(out.len(), 1);
         assert_eq!(out[0].len, 0);
         assert_eq!(out[0].cost(), 0);

@@ -64,7 +64,7 @@ use crate::event::{GameEvent, TimedEvent};
 use crate::sensing::SquareChange;
 use crate::time::Time;
 
-use explain::{BaseMoves, Candidate, Evidence, MAX_PLIES, Sight, diff};
+use explain::{BaseMoves, Candidate, Evidence, Keep, MAX_PLIES, Sight, diff};
 use game::{Game, SquareEvent};
 use release::{Timing, Verdict, decide};
 use start::{Start, recognise};
@@ -432,11 +432,14 @@ impl Tracker {
             return;
         };
         let sight = sight(&self.cfg, &self.sensed, self.ghost, &self.evidence);
-        explain::explain(base, &sight, self.cfg.max_plies, &mut self.cands);
         // Only the cheapest explanations count for what follows.
-        if let Some(best) = self.cands.iter().map(Candidate::cost).min() {
-            self.cands.retain(|c| c.cost() == best);
-        }
+        explain::explain(
+            base,
+            &sight,
+            self.cfg.max_plies,
+            Keep::Cheapest,
+            &mut self.cands,
+        );
     }
 
     fn timing(&self, now: Time) -> Timing {
@@ -803,7 +806,7 @@ impl Tracker {
         }
         let sight = sight(&self.cfg, &self.sensed, self.ghost, &evidence);
         let mut cands = Vec::new();
-        explain::explain(&bm, &sight, 1, &mut cands);
+        explain::explain(&bm, &sight, 1, Keep::All, &mut cands);
         cands.retain(|c| c.first() != Some(last_mv));
         let verdict = decide(&cands, self.timing(now));
         let m = match verdict {
