@@ -830,7 +830,11 @@ pub fn explain(
     out: &mut Vec<Candidate>,
 ) {
     let d0 = no_move(base, sight, out);
-    if !(d0.is_empty() || max_plies == 0 || only_lifted(base, sight, d0, out)) {
+    if !(d0.is_empty()
+        || max_plies == 0
+        || only_lifted(base, sight, d0, out)
+        || (keep == Keep::Cheapest && lifted_and_placed(base, sight, d0, out)))
+    {
         search_all(base, d0, sight, max_plies, out);
     }
     finish(base, sight.evidence, keep, out);
@@ -961,6 +965,73 @@ fn only_lifted(
         out.truncate(1);
     }
     explained
+}
+
+/// The cheapest candidates of a board on which, since the confirmed position, one square
+/// has been emptied and a piece seen put down on one other (nothing else put down, no
+/// square tolerated as a ghost, no whole-board report): a move that leaves nothing
+/// unexplained touches the emptied square and touches or slides across the other, so only
+/// those moves are tried. No longer sequence leaves nothing unexplained there (a later ply
+/// needs a square of its own that differs, or was lifted). Returns `false` (and leaves only
+/// the empty sequence) when no such move explains the whole board: the full search then
+/// looks further. Only the candidates that leave nothing unexplained are exactly those of
+/// the full search, so this serves [`Keep::Cheapest`] only.
+fn lifted_and_placed(
+    base: &BaseMoves,
+    sight: &Sight<'_>,
+    d0: Bitboard,
+    out: &mut Vec<Candidate>,
+) -> bool {
+    let evidence = sight.evidence;
+    let put = d0 & sight.sensed.occupied();
+    let emptied = d0 & !put;
+    if sight.ghost.any()
+        || evidence.whole.any()
+        || evidence.placed != put
+        || few(put) != 1
+        || few(emptied) != 1
+    {
+        return false;
+    }
+    let turn = base.pos.turn();
+    let mut prefix = Prefix {
+        moves: [None; MAX_PLIES],
+        plies: [(Bitboard::EMPTY, Bitboard::EMPTY, None); MAX_PLIES],
+    };
+    let first = Path {
+        depth: 0,
+        prev_start: None,
+        unseen: 0,
+        max_unseen: 0,
+        must_take: Bitboard::EMPTY,
+        covered: Bitboard::EMPTY,
+    };
+    for (i, m) in base.moves.iter().enumerate() {
+        if !sight.wanted(m) {
+            continue;
+        }
+        let fits = match *m {
+            Move::Normal { from, to, .. } => {
+                emptied.contains(from)
+                    && (put.contains(to) || (attacks::between(from, to) & put).any())
+            }
+            _ => {
+                let (touched, path) = reach(*m, turn);
+                (emptied & !touched).is_empty() && (put & !(touched | path)).is_empty()
+            }
+        };
+        if !fits {
+            continue;
+        }
+        let e = effect(base.pos.board(), *m, turn);
+        step(base, i, &e, (d0, d0), sight, &mut prefix, first, 1, out);
+    }
+    if out.iter().any(|c| c.cost() == 0 && c.len > 0) {
+        true
+    } else {
+        out.truncate(1);
+        false
+    }
 }
 
 /// Tries every move of `base` that may have started on the board as the next ply.
@@ -1242,6 +1313,89 @@ mod tests {
         assert!(checked > 10_000, "{checked} boards");
         // The boards a move explains take the quick way (a piece lifted, or a capture's two
         // pieces); the others need the longer search.
+        assert!(quick > 1_000, "{quick} of {checked} quick");
+    }
+
+    /// Every board with one piece lifted and one put down elsewhere (the same piece, or
+    /// any promotion piece on the last rank) in the positions of a game, with the lift or
+    /// the placement reported first: the cheapest candidates found by trying only the moves
+    /// that touch both squares are the ones the full search keeps.
+    #[test]
+    fn a_lift_and_a_placement_are_explained_as_the_full_search_explains_them() {
+        let mut pos = Chess::default();
+        let (mut checked, mut quick) = (0, 0);
+        for ply in 0..24 {
+            let base = BaseMoves::new(pos.clone());
+            for a in pos.board().occupied() {
+                let Some(piece) = pos.board().piece_at(a) else {
+                    continue;
+                };
+                for b in Square::ALL.into_iter().filter(|&b| b != a) {
+                    let mut pieces = vec![piece];
+                    if piece.role == Role::Pawn && b.rank() == (!piece.color).backrank() {
+                        pieces.extend(
+                            [Role::Queen, Role::Rook, Role::Bishop, Role::Knight]
+                                .map(|role| Piece { role, ..piece }),
+                        );
+                    }
+                    for put in pieces {
+                        let mut sensed = pos.board().clone();
+                        sensed.discard_piece_at(a);
+                        let before = sensed.piece_at(b);
+                        sensed.set_piece_at(b, put);
+                        // The lift first, or the placement (a board scans in its own order).
+                        let (ta, tb) = if (a.to_usize() + b.to_usize()) % 2 == 0 {
+                            (1_000, 1_150)
+                        } else {
+                            (1_150, 1_000)
+                        };
+                        let mut log = vec![
+                            SquareEvent {
+                                t: Time::from_millis(ta),
+                                square: a,
+                                before: Some(piece),
+                                after: None,
+                                whole: false,
+                            },
+                            SquareEvent {
+                                t: Time::from_millis(tb),
+                                square: b,
+                                before,
+                                after: Some(put),
+                                whole: false,
+                            },
+                        ];
+                        log.sort_by_key(|ev| ev.t);
+                        let evidence = Evidence::from_log(&log);
+                        for identity in [true, false] {
+                            let sight = Sight {
+                                identity,
+                                ..sight(&sensed, &evidence)
+                            };
+                            let (mut fast, mut full) = (Vec::new(), Vec::new());
+                            explain(&base, &sight, 4, Keep::Cheapest, &mut fast);
+                            let d0 = no_move(&base, &sight, &mut full);
+                            if d0.any() {
+                                search_all(&base, d0, &sight, 4, &mut full);
+                            }
+                            finish(&base, &evidence, Keep::Cheapest, &mut full);
+                            assert_eq!(fast, full, "ply {ply}, {a} lifted, {put:?} put on {b}");
+                            let mut probe = Vec::new();
+                            no_move(&base, &sight, &mut probe);
+                            quick += usize::from(lifted_and_placed(&base, &sight, d0, &mut probe));
+                            checked += 1;
+                        }
+                    }
+                }
+            }
+            let moves = pos.legal_moves();
+            let Some(&m) = moves.get((ply * 7 + 3) % moves.len().max(1)) else {
+                break;
+            };
+            pos.play_unchecked(m);
+        }
+        assert!(checked > 50_000, "{checked} boards");
+        // A move of the side to play explains a few of them; those take the quick way.
         assert!(quick > 1_000, "{quick} of {checked} quick");
     }
 
