@@ -111,6 +111,18 @@ pub fn decide(cands: &[Candidate], t: Timing) -> Verdict {
         }
         return Verdict::Unexplained(common);
     }
+    let stable = t.now.saturating_since(t.last_change) >= t.settle;
+    // Only single moves under way (pieces lifted, or one in the hand): nothing to decide
+    // before the board settles or the clock is pressed. The common case, answered in one
+    // pass; the steps below come to the same.
+    if !(stable || t.clock_pressed)
+        && cands
+            .iter()
+            .filter(|c| c.cost() == 0)
+            .all(|c| c.len == 1 && !c.complete)
+    {
+        return Verdict::Wait(Some(t.last_change + t.settle));
+    }
     // Of the explanations that leave nothing unexplained, those that need the fewest pieces
     // the sensors never saw, and then those that also account for the most squares
     // tolerated as stale sensors.
@@ -129,7 +141,6 @@ pub fn decide(cands: &[Candidate], t: Timing) -> Verdict {
     }
     // An explanation that needs a piece nobody saw is taken only once the board has stood
     // still for the settle window and nothing better has turned up.
-    let stable = t.now.saturating_since(t.last_change) >= t.settle;
     if best.0 > 0 && !stable {
         return Verdict::Wait(Some(t.last_change + t.settle));
     }
