@@ -283,10 +283,6 @@ pub struct Candidate {
     /// the board: of two explanations otherwise alike, the one that accounts for more of
     /// them is the better.
     pub ghosted: u8,
-    /// When the first move's piece might still be moving on to a further square of its line
-    /// (it rests where a longer move of the same piece passes): the last change on that
-    /// move's squares. Its release is then proved only by the piece staying put.
-    pub first_moves_on: Option<Time>,
     /// Pieces this sequence puts down in its earlier plies that the sensors never saw
     /// there (a piece taken again before the board scanned its square): allowed, but an
     /// explanation that needs fewer is the better.
@@ -712,8 +708,17 @@ impl BaseMoves {
         }
     }
 
+    /// When the first move of `c` (a candidate of this base) might still have its piece
+    /// moving on to a further square of its line (it rests where a longer move of the same
+    /// piece passes): the last change on that move's squares. Its release is then proved
+    /// only by the piece staying put. Asked by the decision, for the few candidates it
+    /// weighs, rather than worked out for every candidate found.
+    pub fn first_moves_on(&self, c: &Candidate, evidence: &Evidence) -> Option<Time> {
+        c.first().and_then(|m| self.moving_on_since(m, evidence))
+    }
+
     /// When the squares of `mv` last changed, if its piece, put down on its destination,
-    /// may be resting there on the way to a further square (see [`Candidate::first_moves_on`]).
+    /// may be resting there on the way to a further square.
     fn moving_on_since(&self, mv: Move, evidence: &Evidence) -> Option<Time> {
         if !self.moves_on(mv) {
             return None;
@@ -837,19 +842,15 @@ pub fn explain(
     {
         search_all(base, d0, sight, max_plies, out);
     }
-    finish(base, sight.evidence, keep, out);
+    finish(keep, out);
 }
 
-/// Drops what `keep` does not keep and fills in, for those kept, whether the first move's
-/// piece may still be moving on (asked only of the few kept: most candidates are not).
-fn finish(base: &BaseMoves, evidence: &Evidence, keep: Keep, out: &mut Vec<Candidate>) {
+/// Drops what `keep` does not keep.
+fn finish(keep: Keep, out: &mut Vec<Candidate>) {
     if keep == Keep::Cheapest
         && let Some(best) = out.iter().map(Candidate::cost).min()
     {
         out.retain(|c| c.cost() == best);
-    }
-    for c in out.iter_mut() {
-        c.first_moves_on = c.first().and_then(|m| base.moving_on_since(m, evidence));
     }
 }
 
@@ -867,7 +868,6 @@ fn no_move(base: &BaseMoves, sight: &Sight<'_>, out: &mut Vec<Candidate>) -> Bit
         complete: true,
         vanished: 0,
         ghosted: few(d_all & sight.ghost) as u8,
-        first_moves_on: None,
         unseen: 0,
         strays: 0,
     });
@@ -956,7 +956,6 @@ fn only_lifted(
             complete: false,
             vanished: 0,
             ghosted: 0,
-            first_moves_on: None,
             unseen: 0,
             strays: 0,
         });
@@ -1183,7 +1182,6 @@ fn step(
             complete: fit.complete,
             vanished: fit.vanished,
             ghosted: fit.ghosted,
-            first_moves_on: None,
             unseen: path.unseen,
             strays: few(sight.evidence.placed & !covered & !sight.ghost) as u8,
         });
@@ -1295,7 +1293,7 @@ mod tests {
                         explain(&base, &sight, 4, Keep::All, &mut fast);
                         let d0 = no_move(&base, &sight, &mut full);
                         search_all(&base, d0, &sight, 4, &mut full);
-                        finish(&base, &evidence, Keep::All, &mut full);
+                        finish(Keep::All, &mut full);
                         assert_eq!(fast, full, "ply {ply}, {a} and {b} lifted");
                         let mut probe = Vec::new();
                         no_move(&base, &sight, &mut probe);
@@ -1378,7 +1376,7 @@ mod tests {
                             if d0.any() {
                                 search_all(&base, d0, &sight, 4, &mut full);
                             }
-                            finish(&base, &evidence, Keep::Cheapest, &mut full);
+                            finish(Keep::Cheapest, &mut full);
                             assert_eq!(fast, full, "ply {ply}, {a} lifted, {put:?} put on {b}");
                             let mut probe = Vec::new();
                             no_move(&base, &sight, &mut probe);

@@ -442,6 +442,14 @@ impl Tracker {
         );
     }
 
+    /// What the candidates of the sensed board say should happen now.
+    fn decide(&self, now: Time) -> Verdict {
+        let base = self.base.as_ref();
+        decide(&self.cands, self.timing(now), |c| {
+            base.and_then(|b| b.first_moves_on(c, &self.evidence))
+        })
+    }
+
     fn timing(&self, now: Time) -> Timing {
         Timing {
             now,
@@ -482,7 +490,7 @@ impl Tracker {
                 break;
             }
             self.explain_now();
-            let verdict = decide(&self.cands, self.timing(now));
+            let verdict = self.decide(now);
             if tracing::enabled!(tracing::Level::TRACE) {
                 self.trace_decision(now, verdict);
             }
@@ -808,7 +816,9 @@ impl Tracker {
         let mut cands = Vec::new();
         explain::explain(&bm, &sight, 1, Keep::All, &mut cands);
         cands.retain(|c| c.first() != Some(last_mv));
-        let verdict = decide(&cands, self.timing(now));
+        let verdict = decide(&cands, self.timing(now), |c| {
+            bm.first_moves_on(c, &evidence)
+        });
         let m = match verdict {
             Verdict::Confirm(m) => m,
             Verdict::Wait(t) => return Err(t),

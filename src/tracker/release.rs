@@ -77,7 +77,13 @@ fn agree(cands: &[Candidate], keep: impl Fn(&Candidate) -> bool, len: u8) -> (Op
 }
 
 /// Decides from the candidates (as found by [`super::explain::explain`]) and the times.
-pub fn decide(cands: &[Candidate], t: Timing) -> Verdict {
+/// `first_moves_on` tells when a candidate's first piece may still be moving on along its line
+/// ([`super::explain::BaseMoves::first_moves_on`]); it is asked only when it matters.
+pub fn decide(
+    cands: &[Candidate],
+    t: Timing,
+    first_moves_on: impl Fn(&Candidate) -> Option<Time>,
+) -> Verdict {
     let Some(best_cost) = cands.iter().map(Candidate::cost).min() else {
         return Verdict::Idle;
     };
@@ -103,7 +109,7 @@ pub fn decide(cands: &[Candidate], t: Timing) -> Verdict {
                 // slide's transit square looks the same).
                 if !cands
                     .iter()
-                    .any(|c| lost(c) && c.len == len && c.first_moves_on.is_some())
+                    .any(|c| lost(c) && c.len == len && first_moves_on(c).is_some())
                 {
                     return Verdict::Confirm(m);
                 }
@@ -151,7 +157,7 @@ pub fn decide(cands: &[Candidate], t: Timing) -> Verdict {
     let moving_on = cands
         .iter()
         .filter(|c| free(c) && c.len == len)
-        .filter_map(|c| c.first_moves_on)
+        .filter_map(&first_moves_on)
         .max()
         .filter(|&at| t.now.saturating_since(at) < t.sensor_lag);
     let (agreed, n) = agree(cands, free, len);
