@@ -154,32 +154,40 @@ pub fn decide(
     // opponent's reach and the clock press may be reported before the sensors have caught up
     // with the slide, so they prove it released only once its squares have stood still for
     // the board's sensor lag.
-    let moving_on = cands
-        .iter()
-        .filter(|c| free(c) && c.len == len)
-        .filter_map(&first_moves_on)
-        .max()
-        .filter(|&at| t.now.saturating_since(at) < t.sensor_lag);
+    // (Worked out only where it can change the verdict.)
+    let moving_on = || {
+        cands
+            .iter()
+            .filter(|c| free(c) && c.len == len)
+            .filter_map(&first_moves_on)
+            .max()
+            .filter(|&at| t.now.saturating_since(at) < t.sensor_lag)
+    };
     let (agreed, n) = agree(cands, free, len);
     if let Some(m) = agreed {
         let complete = cands.iter().any(|c| free(c) && c.len == len && c.complete);
-        // Sequences that all leave a placement seen unexplained (the first ply's piece seen
-        // further along its line, still in the hand) prove no start of the opponent's: the
-        // opponent may have reached out before the piece landed. They wait to settle.
-        let accounted = cands
-            .iter()
-            .any(|c| free(c) && c.len == len && c.strays == 0);
-        if (len >= 2 && moving_on.is_none() && accounted) || (n == 1 && complete) {
+        if n == 1 && complete {
             return Verdict::Confirm(m);
         }
-        if let Some(at) = moving_on.filter(|_| len >= 2) {
-            return Verdict::Wait(Some(at + t.sensor_lag));
+        if len >= 2 {
+            // Sequences that all leave a placement seen unexplained (the first ply's piece
+            // seen further along its line, still in the hand) prove no start of the
+            // opponent's: the opponent may have reached out before the piece landed. They
+            // wait to settle.
+            let accounted = cands
+                .iter()
+                .any(|c| free(c) && c.len == len && c.strays == 0);
+            match moving_on() {
+                None if accounted => return Verdict::Confirm(m),
+                Some(at) => return Verdict::Wait(Some(at + t.sensor_lag)),
+                None => {}
+            }
         }
     }
     if !(stable || t.clock_pressed) {
         return Verdict::Wait(Some(t.last_change + t.settle));
     }
-    if let Some(at) = moving_on.filter(|_| !stable) {
+    if !stable && let Some(at) = moving_on() {
         return Verdict::Wait(Some(at + t.sensor_lag));
     }
     // The pieces are released: nothing rests on a transit square any more.
