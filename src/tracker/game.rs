@@ -46,6 +46,9 @@ pub struct Ply {
     pub log: Vec<SquareEvent>,
 }
 
+/// Plies a game is given room for at its start (most games are shorter; longer ones grow).
+const USUAL_PLIES: usize = 128;
+
 /// The confirmed game.
 #[derive(Debug, Clone)]
 pub struct Game {
@@ -59,10 +62,13 @@ pub struct Game {
 impl Game {
     /// A game from this start.
     pub fn new(start: Start) -> Game {
+        // Room for a game of usual length, so that plies are not copied as it grows.
+        let mut positions = Vec::with_capacity(USUAL_PLIES + 1);
+        positions.push(start.pos.clone());
         Game {
-            positions: vec![start.pos.clone()],
+            positions,
             start,
-            plies: Vec::new(),
+            plies: Vec::with_capacity(USUAL_PLIES),
             finished: false,
         }
     }
