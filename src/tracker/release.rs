@@ -12,7 +12,8 @@
 //!
 //! A complete move that an unfinished one could still extend — the rook of a castling put
 //! down first — waits for a longer ambiguity window. This module is a pure function of the
-//! candidates and the times it is given; it knows nothing of boards, IO or clocks.
+//! candidates, the times it is given and, asked only when it matters, when a candidate's
+//! piece may still be moving on; it knows nothing of boards, IO or clocks.
 
 use std::time::Duration;
 
@@ -153,8 +154,7 @@ pub fn decide(
     // A piece put down where a longer move of it passes may still be moving on: the
     // opponent's reach and the clock press may be reported before the sensors have caught up
     // with the slide, so they prove it released only once its squares have stood still for
-    // the board's sensor lag.
-    // (Worked out only where it can change the verdict.)
+    // the board's sensor lag. Worked out only where it can change the verdict.
     let moving_on = || {
         cands
             .iter()
