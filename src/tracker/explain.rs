@@ -322,6 +322,26 @@ struct Path {
     covered: Bitboard,
 }
 
+impl Prefix {
+    /// No ply yet.
+    const EMPTY: Prefix = Prefix {
+        moves: [None; MAX_PLIES],
+        plies: [(Bitboard::EMPTY, Bitboard::EMPTY, None); MAX_PLIES],
+    };
+}
+
+impl Path {
+    /// The first ply, no unseen piece allowed.
+    const FIRST: Path = Path {
+        depth: 0,
+        prev_start: None,
+        unseen: 0,
+        max_unseen: 0,
+        must_take: Bitboard::EMPTY,
+        covered: Bitboard::EMPTY,
+    };
+}
+
 impl Candidate {
     /// The number of squares left unexplained.
     pub fn cost(&self) -> u32 {
@@ -882,18 +902,8 @@ fn search_all(
     max_plies: usize,
     out: &mut Vec<Candidate>,
 ) {
-    let mut prefix = Prefix {
-        moves: [None; MAX_PLIES],
-        plies: [(Bitboard::EMPTY, Bitboard::EMPTY, None); MAX_PLIES],
-    };
-    let first = Path {
-        depth: 0,
-        prev_start: None,
-        unseen: 0,
-        max_unseen: 0,
-        must_take: Bitboard::EMPTY,
-        covered: Bitboard::EMPTY,
-    };
+    let mut prefix = Prefix::EMPTY;
+    let first = Path::FIRST;
     let max_plies = max_plies.min(MAX_PLIES);
     search(base, d0, sight, &mut prefix, first, max_plies, out);
     // Sequences with a piece nobody saw count only when nothing else explains the board:
@@ -993,18 +1003,8 @@ fn lifted_and_placed(
         return false;
     }
     let turn = base.pos.turn();
-    let mut prefix = Prefix {
-        moves: [None; MAX_PLIES],
-        plies: [(Bitboard::EMPTY, Bitboard::EMPTY, None); MAX_PLIES],
-    };
-    let first = Path {
-        depth: 0,
-        prev_start: None,
-        unseen: 0,
-        max_unseen: 0,
-        must_take: Bitboard::EMPTY,
-        covered: Bitboard::EMPTY,
-    };
+    let mut prefix = Prefix::EMPTY;
+    let first = Path::FIRST;
     for (i, m) in base.moves.iter().enumerate() {
         if !sight.wanted(m) {
             continue;
@@ -1255,15 +1255,74 @@ mod tests {
         assert!(zero.iter().all(|c| !c.complete && c.len == 1));
     }
 
+    /// The positions of a game of varied moves, from the start.
+    fn positions(plies: usize) -> Vec<Chess> {
+        let mut pos = Chess::default();
+        let mut out = vec![pos.clone()];
+        for ply in 0..plies.saturating_sub(1) {
+            let moves = pos.legal_moves();
+            let Some(&m) = moves.get((ply * 7 + 3) % moves.len().max(1)) else {
+                break;
+            };
+            pos.play_unchecked(m);
+            out.push(pos.clone());
+        }
+        out
+    }
+
+    fn event(ms: u64, square: Square, before: Option<Piece>, after: Option<Piece>) -> SquareEvent {
+        SquareEvent {
+            t: Time::from_millis(ms),
+            square,
+            before,
+            after,
+            whole: false,
+        }
+    }
+
+    /// A quick way the search takes on some boards (it returns whether it answered).
+    type Quick = fn(&BaseMoves, &Sight<'_>, Bitboard, &mut Vec<Candidate>) -> bool;
+
+    /// Explains `sensed`, reported by `log` since the base, on a board with piece identity
+    /// and on one without: through [`explain`], and through the full search alone. Asserts
+    /// that both keep the same candidates; returns on how many of the two `quick` answered.
+    fn same_as_full_search(
+        base: &BaseMoves,
+        sensed: &Board,
+        log: &[SquareEvent],
+        keep: Keep,
+        quick: Quick,
+        what: &str,
+    ) -> usize {
+        let evidence = Evidence::from_log(log);
+        let mut answered = 0;
+        for identity in [true, false] {
+            let sight = Sight {
+                identity,
+                ..sight(sensed, &evidence)
+            };
+            let (mut fast, mut full) = (Vec::new(), Vec::new());
+            explain(base, &sight, 4, keep, &mut fast);
+            let d0 = no_move(base, &sight, &mut full);
+            if d0.any() {
+                search_all(base, d0, &sight, 4, &mut full);
+            }
+            finish(keep, &mut full);
+            assert_eq!(fast, full, "{what}, identity {identity}");
+            let mut probe = Vec::new();
+            no_move(base, &sight, &mut probe);
+            answered += usize::from(quick(base, &sight, d0, &mut probe));
+        }
+        answered
+    }
+
     /// Every board with one or two pieces lifted (nothing put down) in the positions of a
     /// game, at several times: the candidates found without working out effects are the
     /// ones the full search finds.
     #[test]
     fn lifted_pieces_are_explained_as_the_full_search_explains_them() {
-        let mut pos = Chess::default();
-        let mut checked = 0;
-        let mut quick = 0;
-        for ply in 0..40 {
+        let (mut checked, mut quick) = (0, 0);
+        for (ply, pos) in positions(40).iter().enumerate() {
             let base = BaseMoves::new(pos.clone());
             let occupied: Vec<Square> = pos.board().occupied().into_iter().collect();
             for (k, &a) in occupied.iter().enumerate() {
@@ -1274,39 +1333,15 @@ mod tests {
                         if let Some(p) = sensed.remove_piece_at(sq)
                             && (i == 0 || a != b)
                         {
-                            log.push(SquareEvent {
-                                t: Time::from_millis(1_000 + 150 * i as u64),
-                                square: sq,
-                                before: Some(p),
-                                after: None,
-                                whole: false,
-                            });
+                            log.push(event(1_000 + 150 * i as u64, sq, Some(p), None));
                         }
                     }
-                    let evidence = Evidence::from_log(&log);
-                    for identity in [true, false] {
-                        let sight = Sight {
-                            identity,
-                            ..sight(&sensed, &evidence)
-                        };
-                        let (mut fast, mut full) = (Vec::new(), Vec::new());
-                        explain(&base, &sight, 4, Keep::All, &mut fast);
-                        let d0 = no_move(&base, &sight, &mut full);
-                        search_all(&base, d0, &sight, 4, &mut full);
-                        finish(Keep::All, &mut full);
-                        assert_eq!(fast, full, "ply {ply}, {a} and {b} lifted");
-                        let mut probe = Vec::new();
-                        no_move(&base, &sight, &mut probe);
-                        quick += usize::from(only_lifted(&base, &sight, d0, &mut probe));
-                        checked += 1;
-                    }
+                    let what = format!("ply {ply}, {a} and {b} lifted");
+                    quick +=
+                        same_as_full_search(&base, &sensed, &log, Keep::All, only_lifted, &what);
+                    checked += 2;
                 }
             }
-            let moves = pos.legal_moves();
-            let Some(&m) = moves.get((ply * 7 + 3) % moves.len().max(1)) else {
-                break;
-            };
-            pos.play_unchecked(m);
         }
         assert!(checked > 10_000, "{checked} boards");
         // The boards a move explains take the quick way (a piece lifted, or a capture's two
@@ -1320,9 +1355,8 @@ mod tests {
     /// that touch both squares are the ones the full search keeps.
     #[test]
     fn a_lift_and_a_placement_are_explained_as_the_full_search_explains_them() {
-        let mut pos = Chess::default();
         let (mut checked, mut quick) = (0, 0);
-        for ply in 0..24 {
+        for (ply, pos) in positions(24).iter().enumerate() {
             let base = BaseMoves::new(pos.clone());
             for a in pos.board().occupied() {
                 let Some(piece) = pos.board().piece_at(a) else {
@@ -1348,49 +1382,23 @@ mod tests {
                             (1_150, 1_000)
                         };
                         let mut log = vec![
-                            SquareEvent {
-                                t: Time::from_millis(ta),
-                                square: a,
-                                before: Some(piece),
-                                after: None,
-                                whole: false,
-                            },
-                            SquareEvent {
-                                t: Time::from_millis(tb),
-                                square: b,
-                                before,
-                                after: Some(put),
-                                whole: false,
-                            },
+                            event(ta, a, Some(piece), None),
+                            event(tb, b, before, Some(put)),
                         ];
                         log.sort_by_key(|ev| ev.t);
-                        let evidence = Evidence::from_log(&log);
-                        for identity in [true, false] {
-                            let sight = Sight {
-                                identity,
-                                ..sight(&sensed, &evidence)
-                            };
-                            let (mut fast, mut full) = (Vec::new(), Vec::new());
-                            explain(&base, &sight, 4, Keep::Cheapest, &mut fast);
-                            let d0 = no_move(&base, &sight, &mut full);
-                            if d0.any() {
-                                search_all(&base, d0, &sight, 4, &mut full);
-                            }
-                            finish(Keep::Cheapest, &mut full);
-                            assert_eq!(fast, full, "ply {ply}, {a} lifted, {put:?} put on {b}");
-                            let mut probe = Vec::new();
-                            no_move(&base, &sight, &mut probe);
-                            quick += usize::from(lifted_and_placed(&base, &sight, d0, &mut probe));
-                            checked += 1;
-                        }
+                        let what = format!("ply {ply}, {a} lifted, {put:?} put on {b}");
+                        quick += same_as_full_search(
+                            &base,
+                            &sensed,
+                            &log,
+                            Keep::Cheapest,
+                            lifted_and_placed,
+                            &what,
+                        );
+                        checked += 2;
                     }
                 }
             }
-            let moves = pos.legal_moves();
-            let Some(&m) = moves.get((ply * 7 + 3) % moves.len().max(1)) else {
-                break;
-            };
-            pos.play_unchecked(m);
         }
         assert!(checked > 50_000, "{checked} boards");
         // A move of the side to play explains a few of them; those take the quick way.
