@@ -976,15 +976,15 @@ fn only_lifted(
     explained
 }
 
-/// The cheapest candidates of a board on which, since the confirmed position, one square
-/// has been emptied and a piece seen put down on one other (nothing else put down, no
-/// square tolerated as a ghost, no whole-board report): a move that leaves nothing
-/// unexplained touches the emptied square and touches or slides across the other, so only
-/// those moves are tried. No longer sequence leaves nothing unexplained there (a later ply
-/// needs a square of its own that differs, or was lifted). Returns `false` (and leaves only
-/// the empty sequence) when no such move explains the whole board: the full search then
-/// looks further. Only the candidates that leave nothing unexplained are exactly those of
-/// the full search, so this serves [`Keep::Cheapest`] only.
+/// The cheapest candidates of a board on which, since the confirmed position, a piece of
+/// the side to play has been lifted and a piece seen put down on one other square (nothing
+/// else put down, no square tolerated as a ghost, no whole-board report): a move that
+/// leaves nothing unexplained touches the emptied square and touches or slides across the
+/// other, so only those moves are tried. No longer sequence leaves nothing unexplained there
+/// (a later ply needs a square of its own that differs, or was lifted). Returns `false` (and
+/// leaves only the empty sequence) when no such move explains the whole board: the full
+/// search then looks further. Only the candidates that leave nothing unexplained are
+/// exactly those of the full search, so this serves [`Keep::Cheapest`] only.
 fn lifted_and_placed(
     base: &BaseMoves,
     sight: &Sight<'_>,
@@ -994,21 +994,25 @@ fn lifted_and_placed(
     let evidence = sight.evidence;
     let put = d0 & sight.sensed.occupied();
     let emptied = d0 & !put;
+    let turn = base.pos.turn();
     if sight.ghost.any()
         || evidence.whole.any()
         || evidence.placed != put
         || few(put) != 1
         || few(emptied) != 1
+        || !emptied.is_subset(base.pos.board().by_color(turn))
     {
         return false;
     }
-    let turn = base.pos.turn();
     let mut prefix = Prefix::EMPTY;
     let first = Path::FIRST;
     for (i, m) in base.moves.iter().enumerate() {
         if !sight.wanted(m) {
             continue;
         }
+        // It touches the emptied square and touches or slides across the other; the
+        // emptied square held a piece of the side to play, so a move touches it only by
+        // leaving from it (or, castling, by moving its king or rook).
         let fits = match *m {
             Move::Normal { from, to, .. } => {
                 emptied.contains(from)
@@ -1016,7 +1020,7 @@ fn lifted_and_placed(
             }
             _ => {
                 let (touched, path) = reach(*m, turn);
-                (emptied & !touched).is_empty() && (put & !(touched | path)).is_empty()
+                emptied.is_subset(touched) && put.is_subset(touched | path)
             }
         };
         if !fits {
