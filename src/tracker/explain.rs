@@ -8,7 +8,7 @@
 //! the cheapest. It is pure bitboard arithmetic on [`shakmaty::Board`]s: it knows nothing of
 //! time, release, events, IO or protocols.
 
-use std::cell::{Cell, OnceCell};
+use std::cell::OnceCell;
 use std::time::Duration;
 
 use shakmaty::{
@@ -681,10 +681,6 @@ pub struct BaseMoves {
     pub moves: Vec<Move>,
     /// The position after each move, once needed.
     next: Lazy<Box<BaseMoves>>,
-    /// The squares the pieces last asked about pass on their longer moves (a few pieces'
-    /// moves are asked about while a base stands), and which entry to replace next.
-    passes: [Cell<Option<(Square, Bitboard)>>; 4],
-    passes_next: Cell<u8>,
 }
 
 /// One value per move, each worked out the first time it is asked for (the slots too).
@@ -723,8 +719,6 @@ impl BaseMoves {
             pos,
             moves,
             next: Lazy::default(),
-            passes: [const { Cell::new(None) }; 4],
-            passes_next: Cell::new(0),
         }
     }
 
@@ -763,23 +757,7 @@ impl BaseMoves {
         if role == Role::Knight {
             return false;
         }
-        // Kept for the last few pieces asked about (a base's first plies are searched on
-        // every change, mostly for the same piece).
-        let known = self
-            .passes
-            .iter()
-            .find_map(|c| c.get().filter(|&(sq, _)| sq == from));
-        let passed = match known {
-            Some((_, passed)) => passed,
-            None => {
-                let passed = self.passes_from(from);
-                let next = usize::from(self.passes_next.get());
-                self.passes[next % self.passes.len()].set(Some((from, passed)));
-                self.passes_next.set(((next + 1) % self.passes.len()) as u8);
-                passed
-            }
-        };
-        passed.contains(to)
+        self.passes_from(from).contains(to)
     }
 
     /// The squares the piece on `from` passes on its longer moves, castling included.
