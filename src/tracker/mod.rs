@@ -443,7 +443,7 @@ impl Tracker {
     }
 
     /// What the candidates of the sensed board say should happen now.
-    fn decide(&self, now: Time) -> Verdict {
+    fn verdict(&self, now: Time) -> Verdict {
         let base = self.base.as_ref();
         decide(&self.cands, self.timing(now), |c| {
             base.and_then(|b| b.first_moves_on(c, &self.evidence))
@@ -490,7 +490,7 @@ impl Tracker {
                 break;
             }
             self.explain_now();
-            let verdict = self.decide(now);
+            let verdict = self.verdict(now);
             if tracing::enabled!(tracing::Level::TRACE) {
                 self.trace_decision(now, verdict);
             }
