@@ -84,6 +84,12 @@ pub enum GameEvent {
         /// unknown: no clock, or the mover's turn did not start on it).
         #[serde(default, skip_serializing_if = "Option::is_none")]
         emt_ms: Option<u64>,
+        /// Other readings of the same sensor reports, in UCI notation: moves that the
+        /// board cannot tell from this one (a pawn's single step taken at once, and a double
+        /// step taken en passant, leave the same reports and the same position). This move
+        /// is the likelier reading. Absent when there is none.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        alternatives: Vec<String>,
     },
     /// A move already confirmed was not the move after all; the game is back to `ply - 1`.
     Retract {
@@ -147,6 +153,11 @@ pub enum GameEvent {
     Mismatch {
         /// The squares that differ, like `["e4","e5"]`.
         squares: Vec<String>,
+        /// The legal position nearest to the board (full FEN): the game's position after
+        /// the plies that explain the most of it, to put the pieces right by. Absent when
+        /// no ply explains more of the board than the game's position does.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        nearest: Option<String>,
     },
     /// A clock reading.
     Clock {

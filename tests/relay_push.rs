@@ -208,6 +208,7 @@ fn mv(ply: u32, uci: &str, san: &str) -> GameEvent {
         fen: String::new(),
         clock_ms: None,
         emt_ms: None,
+        alternatives: Vec::new(),
     }
 }
 

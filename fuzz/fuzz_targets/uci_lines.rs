@@ -75,6 +75,7 @@ fn board_event(line: &str) -> Option<GameEvent> {
             fen: String::new(),
             clock_ms: None,
             emt_ms: None,
+            alternatives: Vec::new(),
         },
         "retract" => GameEvent::Retract {
             ply: fields.next()?.parse().ok()?,

@@ -153,6 +153,7 @@ mod tests {
             fen: fen.into(),
             clock_ms: None,
             emt_ms: None,
+            alternatives: Vec::new(),
         }
     }
 

@@ -22,6 +22,7 @@ pub fn play_move(pos: &Chess, m: Move, ply: u32, mode: CastlingMode) -> (GameEve
             fen,
             clock_ms: None,
             emt_ms: None,
+            alternatives: Vec::new(),
         },
         after,
     )
@@ -53,6 +54,7 @@ mod tests {
                 fen: "rnbqkbnr/pppppppp/8/8/8/5N2/PPPPPPPP/RNBQKB1R b KQkq - 1 1".into(),
                 clock_ms: None,
                 emt_ms: None,
+                alternatives: Vec::new(),
             }
         );
         assert_eq!(

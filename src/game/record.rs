@@ -199,6 +199,7 @@ mod tests {
             fen: String::new(),
             clock_ms: None,
             emt_ms: None,
+            alternatives: Vec::new(),
         }
     }
 

@@ -455,6 +455,7 @@ mod tests {
             fen: String::new(),
             clock_ms,
             emt_ms: None,
+            alternatives: Vec::new(),
         }
     }
 
@@ -552,7 +553,7 @@ mod tests {
         files.write(1).expect("write");
         assert!(files.apply(0, &mv(1, "e2e4", "e4", None)));
         files.write(0).expect("write");
-        assert!(!files.apply(0, &GameEvent::Mismatch { squares: vec![] }));
+        assert!(!files.apply(0, &GameEvent::Mismatch { squares: vec![], nearest: None }));
 
         let board2 = std::fs::read_to_string(dir.path().join("board-2.pgn")).expect("board-2");
         assert!(

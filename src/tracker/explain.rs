@@ -45,6 +45,8 @@ pub struct Evidence {
     pub placed: Bitboard,
     /// When each square last lost the piece it had.
     pub lifted_at: [Option<Time>; 64],
+    /// When each square first lost the piece it had.
+    pub first_lifted_at: [Option<Time>; 64],
     /// Which pieces were put on each square (bit `color * 6 + role`).
     pub seen: [u16; 64],
     /// When each square last changed.
@@ -68,6 +70,7 @@ impl Default for Evidence {
         Evidence {
             placed: Bitboard::EMPTY,
             lifted_at: [None; 64],
+            first_lifted_at: [None; 64],
             seen: [0; 64],
             changed_at: [None; 64],
             first_placed_at: [None; 64],
@@ -79,7 +82,8 @@ impl Default for Evidence {
     }
 }
 
-fn piece_bit(p: Piece) -> u16 {
+/// A piece's bit in [`Evidence::seen`].
+pub(crate) fn piece_bit(p: Piece) -> u16 {
     1 << (usize::from(p.color.is_black()) * 6 + (p.role as usize - 1))
 }
 
@@ -97,6 +101,7 @@ impl Evidence {
         for sq in self.reported {
             let i = sq.to_usize();
             self.lifted_at[i] = None;
+            self.first_lifted_at[i] = None;
             self.seen[i] = 0;
             self.changed_at[i] = None;
             self.first_placed_at[i] = None;
@@ -123,6 +128,7 @@ impl Evidence {
         self.reported.add(ev.square);
         if ev.before.is_some() {
             self.lifted_at[i] = Some(t);
+            self.first_lifted_at[i].get_or_insert(t);
             self.lift_whole.set(ev.square, ev.whole);
         }
         if let Some(p) = ev.after {
@@ -155,6 +161,16 @@ impl Evidence {
         ((e.from | e.taken) & !self.lift_whole)
             .into_iter()
             .filter_map(|sq| self.lifted_at[sq.to_usize()])
+            .min()
+    }
+
+    /// The earliest the move can have begun: the first lift of a moving piece or of the
+    /// piece it takes (a later ply's piece may pass over this one's square afterwards and
+    /// lift there again).
+    fn first_start(&self, e: &Effect) -> Option<Time> {
+        ((e.from | e.taken) & !self.lift_whole)
+            .into_iter()
+            .filter_map(|sq| self.first_lifted_at[sq.to_usize()])
             .min()
     }
 }
@@ -363,6 +379,19 @@ impl Candidate {
                 let (touched, path) = reach(m, side);
                 out |= touched | path;
             }
+            side = !side;
+        }
+        out
+    }
+
+    /// The squares every ply may touch or slide across, `turn` being the side to play the
+    /// first.
+    pub fn reach(&self, turn: Color) -> Bitboard {
+        let mut out = Bitboard::EMPTY;
+        let mut side = turn;
+        for m in self.moves() {
+            let (touched, path) = reach(m, side);
+            out |= touched | path;
             side = !side;
         }
         out
@@ -1190,8 +1219,9 @@ fn step(
         {
             let deeper = Path {
                 depth: depth + 1,
-                // Each ply starts after every earlier one did: keep the latest start.
-                prev_start: start.max(prev_start),
+                // Each ply starts after every earlier one did: keep the latest start,
+                // counted from this ply's first lift.
+                prev_start: sight.evidence.first_start(e).max(prev_start),
                 unseen,
                 max_unseen: path.max_unseen,
                 must_take: not_seen,

@@ -47,6 +47,7 @@
 //!   [`Tracker::ghosts`], [`Tracker::config`].
 
 mod command;
+mod correct;
 pub mod explain;
 pub mod game;
 pub mod gate;
@@ -154,6 +155,10 @@ pub struct Tracker {
     /// reuses the candidates found before.
     epoch: u64,
     explained: Option<u64>,
+    /// Earlier positions of the game that explain the board (history correction).
+    histories: correct::Histories,
+    /// Histories rewritten since the tracker was made.
+    corrections: u64,
 }
 
 /// What the search for explanations sees, made the same way for every search.
@@ -172,6 +177,9 @@ fn sight<'a>(
         order_slack: explain::order_slack(cfg.sensor_lag),
     }
 }
+
+/// Squares tolerated as stale sensors at most (one broken sensor).
+const MAX_GHOSTS: usize = 1;
 
 /// Events kept in the pending log at most (a board left alone with pieces being shuffled).
 const MAX_LOG: usize = 4096;
@@ -223,6 +231,8 @@ impl Tracker {
             gate: gate::Gate::default(),
             epoch: 0,
             explained: None,
+            histories: correct::Histories::default(),
+            corrections: 0,
         }
     }
 
@@ -267,6 +277,12 @@ impl Tracker {
     /// Squares whose sensors disagree with the game and are tolerated as stale.
     pub fn ghosts(&self) -> Bitboard {
         self.ghost
+    }
+
+    /// How many times a misread history was corrected (confirmed plies retracted and
+    /// replaced by the ones the board proves).
+    pub fn corrections(&self) -> u64 {
+        self.corrections
     }
 
     // ---------------------------------------------------------------- handlers
@@ -465,6 +481,8 @@ impl Tracker {
     fn evaluate(&mut self, now: Time, dump: bool) {
         self.timeout = None;
         let mut unexplained = false;
+        // When an earlier position of the game may explain the board.
+        let mut history_at: Option<Time> = None;
         for _ in 0..64 {
             unexplained = false;
             match self.check_start(now, dump) {
@@ -505,6 +523,15 @@ impl Tracker {
                     None => {}
                 }
             }
+            // Squares tolerated as stale sensors may hide a misread ply: a history that
+            // explains the board without them wins.
+            if self.ghost.any() && !matches!(verdict, Verdict::Unexplained(_)) {
+                match self.try_correct(now) {
+                    Ok(true) => continue,
+                    Ok(false) => {}
+                    Err(t) => history_at = t,
+                }
+            }
             match verdict {
                 Verdict::Idle => break,
                 Verdict::Confirm(m) if self.gate_holds(m) => break,
@@ -514,8 +541,8 @@ impl Tracker {
                     break;
                 }
                 Verdict::Ambiguous => {
-                    if let Some(m) = self.transposed() {
-                        self.confirm(now, m);
+                    if let Some((m, others)) = self.transposed() {
+                        self.confirm_reading(now, m, &others);
                         continue;
                     }
                     unexplained = true;
@@ -529,6 +556,11 @@ impl Tracker {
                         Ok(true) => continue,
                         Ok(false) => {}
                         Err(t) => self.timeout = t,
+                    }
+                    match self.try_correct(now) {
+                        Ok(true) => continue,
+                        Ok(false) => {}
+                        Err(t) => history_at = t,
                     }
                     if !self.stable_for(now, self.cfg.settle) {
                         self.timeout = Some(self.last_change + self.cfg.settle);
@@ -545,8 +577,14 @@ impl Tracker {
                         unexplained = true;
                         break;
                     }
-                    if common.any() && !common.is_subset(self.ghost) {
-                        // Sensors that stay wrong: tolerate them and go on.
+                    if common.any()
+                        && !common.is_subset(self.ghost)
+                        && (self.ghost | common).count() <= MAX_GHOSTS
+                    {
+                        // A sensor that stays wrong, where no history explains the board:
+                        // tolerate it and go on. Never more squares than that: a game
+                        // the board contradicts on two squares is a game misread, and it
+                        // stays a mismatch until the pieces are put right.
                         self.ghost |= common;
                         self.epoch += 1;
                         continue;
@@ -555,6 +593,9 @@ impl Tracker {
                     break;
                 }
             }
+        }
+        if let Some(t) = history_at {
+            self.timeout = Some(self.timeout.map_or(t, |o| o.min(t)));
         }
         self.check_mismatch(now, unexplained);
     }
@@ -613,11 +654,39 @@ impl Tracker {
         if self.stable_for(now, self.cfg.mismatch_after) {
             self.reported = squares;
             let names = squares.into_iter().map(|s| s.to_string()).collect();
-            self.emit(now, GameEvent::Mismatch { squares: names });
+            let nearest = self.nearest();
+            self.emit(
+                now,
+                GameEvent::Mismatch {
+                    squares: names,
+                    nearest,
+                },
+            );
         } else {
             let t = self.last_change + self.cfg.mismatch_after;
             self.timeout = Some(self.timeout.map_or(t, |o| o.min(t)));
         }
+    }
+
+    /// The legal position nearest to the sensed board: after the plies of the cheapest
+    /// explanation that has any (FEN), if it leaves fewer squares unexplained than the
+    /// game's position.
+    fn nearest(&self) -> Option<String> {
+        let base = self.base.as_ref()?;
+        let here = self.cands.iter().find(|c| c.len == 0).map(Candidate::cost);
+        let best = self
+            .cands
+            .iter()
+            .filter(|c| c.len > 0)
+            .min_by_key(|c| (c.cost(), c.len))?;
+        if here.is_some_and(|h| h <= best.cost()) {
+            return None;
+        }
+        let mut pos = base.pos.clone();
+        for m in best.moves() {
+            pos.play_unchecked(m);
+        }
+        Some(game::fen_of(&pos))
     }
 
     fn finish(&mut self, now: Time, result: &str, reason: &str) {
@@ -635,6 +704,12 @@ impl Tracker {
 
     /// Confirms `m`, a legal move of the current position.
     fn confirm(&mut self, now: Time, m: Move) {
+        self.confirm_reading(now, m, &[]);
+    }
+
+    /// Confirms `m`, a legal move of the current position, which the sensors cannot tell
+    /// from the moves `others` (written as its `alternatives`).
+    fn confirm_reading(&mut self, now: Time, m: Move, others: &[Move]) {
         let (Some(game), Some(base)) = (&mut self.game, &self.base) else {
             return;
         };
@@ -683,6 +758,7 @@ impl Tracker {
             (ev.whole && still.contains(ev.square)) || theirs.contains(ev.square)
         });
         let number = game.len() as u32 + 1;
+        let mode = game.mode();
         let has_moves = !next.moves.is_empty();
         let (ply, fen) = game.push(m, (san, next.pos.clone(), has_moves), now, ply_log);
         let event = GameEvent::Move {
@@ -692,6 +768,11 @@ impl Tracker {
             fen,
             clock_ms: None,
             emt_ms: None,
+            alternatives: others
+                .iter()
+                .filter(|o| **o != m)
+                .map(|o| o.to_uci(mode).to_string())
+                .collect(),
         };
         let outcome = game.outcome(has_moves);
         self.evidence.rebuild(&self.log);
@@ -743,7 +824,9 @@ impl Tracker {
     /// sensors never saw (a pawn taken at once, en passant or not), and they all end in the
     /// same position, the order cannot matter for the game from here on: the first is
     /// taken, rather than leaving the game stuck.
-    fn transposed(&self) -> Option<Move> {
+    /// The first moves of the other sequences, which the sensors cannot tell from it, come
+    /// with it.
+    fn transposed(&self) -> Option<(Move, Vec<Move>)> {
         let base = self.base.as_ref()?;
         let best = self.cands.iter().filter(|c| c.cost() == 0 && c.complete);
         let least = best.clone().map(|c| (c.unseen, c.ghosted, c.len)).min()?;
@@ -752,6 +835,7 @@ impl Tracker {
         }
         let mut end: Option<Chess> = None;
         let mut first = None;
+        let mut others: Vec<Move> = Vec::new();
         for c in best.filter(|c| (c.unseen, c.ghosted, c.len) == least) {
             let mut pos = base.pos.clone();
             for m in c.moves() {
@@ -762,11 +846,18 @@ impl Tracker {
                     first = c.first();
                     end = Some(pos);
                 }
-                Some(e) if e.board() == pos.board() && e.turn() == pos.turn() => {}
+                Some(e) if e.board() == pos.board() && e.turn() == pos.turn() => {
+                    if let Some(m) = c.first()
+                        && Some(m) != first
+                        && !others.contains(&m)
+                    {
+                        others.push(m);
+                    }
+                }
                 Some(_) => return None,
             }
         }
-        first
+        first.map(|m| (m, others))
     }
 
     /// The board shows an earlier position of the game: the players took moves back.

@@ -223,6 +223,7 @@ mod tests {
             fen: String::new(),
             clock_ms: None,
             emt_ms: None,
+            alternatives: Vec::new(),
         };
         task.news.send(News::Events(vec![e4])).expect("send");
         assert_eq!(

@@ -309,7 +309,7 @@ impl Engine {
                     "moves taken back on the board: its game ends after ply {ply}"
                 ));
             }
-            GameEvent::Mismatch { squares } => self.info(format!(
+            GameEvent::Mismatch { squares, .. } => self.info(format!(
                 "the board differs from its game on {}: put the pieces right",
                 squares.join(" ")
             )),

@@ -220,6 +220,7 @@ async fn game_so_far(board: &BoardProxy<'static>) -> Vec<GameEvent> {
                     fen: String::new(),
                     clock_ms: None,
                     emt_ms: None,
+                    alternatives: Vec::new(),
                 });
             }
         }

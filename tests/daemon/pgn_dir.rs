@@ -399,6 +399,7 @@ async fn a_round_of_four_emulated_boards_is_four_correct_games_in_board_order() 
                 fen: p.fen_after.clone(),
                 clock_ms: None,
                 emt_ms: None,
+                alternatives: Vec::new(),
             });
         }
         let tags = PgnTags {

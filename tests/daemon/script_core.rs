@@ -151,6 +151,7 @@ impl ScriptCore {
                             t,
                             GameEvent::Mismatch {
                                 squares: vec!["?".into()],
+                                nearest: None,
                             },
                         ),
                     }
@@ -164,6 +165,7 @@ impl ScriptCore {
                         t,
                         GameEvent::Mismatch {
                             squares: vec![uci.to_string()],
+                            nearest: None,
                         },
                     );
                 }
@@ -202,7 +204,7 @@ impl ScriptCore {
             }
             "mismatch" => {
                 let squares = rest.iter().map(|s| s.to_string()).collect();
-                self.emit(t, GameEvent::Mismatch { squares });
+                self.emit(t, GameEvent::Mismatch { squares, nearest: None });
             }
             "takeback" => {
                 let ply: usize = rest.first().and_then(|s| s.parse().ok()).unwrap_or(0);

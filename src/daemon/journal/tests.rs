@@ -25,6 +25,7 @@ fn e4() -> GameEvent {
         fen: "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1".into(),
         clock_ms: None,
         emt_ms: None,
+        alternatives: Vec::new(),
     }
 }
 
@@ -36,6 +37,7 @@ fn e5() -> GameEvent {
         fen: "rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 0 2".into(),
         clock_ms: None,
         emt_ms: None,
+        alternatives: Vec::new(),
     }
 }
 

@@ -38,6 +38,7 @@ fn moved(e: &mut Engine, ply: u32, uci: &str) {
         fen: String::new(),
         clock_ms: None,
         emt_ms: None,
+        alternatives: Vec::new(),
     });
 }
 

@@ -1,0 +1,251 @@
+//! History correction: a board the confirmed game cannot explain, but an earlier position
+//! of it can.
+//!
+//! When the sensed board is not explained from the confirmed position (or only by
+//! tolerating squares as stale sensors), the last few confirmed plies may have been misread:
+//! a slider that rested on a transit square longer than the settle window and then went on
+//! to capture, a ply lost in fast play. The tracker then undoes up to
+//! [`super::TrackerConfig::max_plies`] confirmed plies, one more at a time, and explains the
+//! board from there, with no square tolerated as stale, with every lift and placement
+//! reported since, in their order. When the release rules ([`super::release`]) would confirm
+//! a first ply other than the one confirmed, that history is the clear best: the wrong plies
+//! are retracted (latest first) and the right ones confirmed at once by the tracker's usual
+//! decision, which now starts from the earlier position with the whole log.
+//!
+//! The fewest plies undone win: a history that keeps more of the confirmed game is tried
+//! first. A board that equals an earlier position is a takeback, not a correction, and is
+//! left to the takeback rule.
+//!
+//! Like the rest of the tracker it is handed `now` and does no IO.
+
+use shakmaty::{Bitboard, Color, Move, Piece, Position, Role};
+
+use super::Tracker;
+use super::explain::{self, BaseMoves, Candidate, Evidence, Keep, piece_bit};
+use super::game::SquareEvent;
+use super::release::{Verdict, decide};
+use super::sight;
+use crate::event::GameEvent;
+use crate::time::Time;
+
+/// The events of `earlier` and `later` in the order they were reported, each once (a
+/// confirmed ply's log and the pending log may share events on the squares of a ply still
+/// to be confirmed).
+fn merged(earlier: &[SquareEvent], later: &[SquareEvent]) -> Vec<SquareEvent> {
+    let mut out: Vec<SquareEvent> = Vec::with_capacity(earlier.len() + later.len());
+    out.extend_from_slice(earlier);
+    for ev in later {
+        if !earlier.contains(ev) {
+            out.push(*ev);
+        }
+    }
+    out.sort_by_key(|e| e.t);
+    out
+}
+
+/// Whether every piece seen put down on a square that no ply of `c` touches or slides
+/// across is of a kind that `c` captures (a captured piece set down near by, then taken
+/// off the board).
+fn strays_were_taken(base: &BaseMoves, c: &Candidate, evidence: &Evidence) -> bool {
+    let mut pos = base.pos.clone();
+    for m in c.moves() {
+        pos.play_unchecked(m);
+    }
+    let mut taken: u16 = 0;
+    for color in [Color::White, Color::Black] {
+        for role in Role::ALL {
+            let piece = Piece { color, role };
+            let before = base.pos.board().by_piece(piece).count();
+            let after = pos.board().by_piece(piece).count();
+            if after < before {
+                taken |= piece_bit(piece);
+            }
+        }
+    }
+    let strays = evidence.placed & !c.reach(base.pos.turn());
+    strays
+        .into_iter()
+        .all(|sq| evidence.seen[sq.to_usize()] & !taken == 0)
+}
+
+/// One earlier position of the game and what the board says happened since.
+#[derive(Debug)]
+pub(super) struct History {
+    /// How many confirmed plies it undoes.
+    undo: usize,
+    /// The position before them, with its legal moves.
+    base: BaseMoves,
+    /// Every lift and placement since that position, in order.
+    log: Vec<SquareEvent>,
+    /// The evidence of that log.
+    evidence: Box<Evidence>,
+    /// The cheapest explanations of the sensed board from there (all leave nothing
+    /// unexplained).
+    cands: Vec<Candidate>,
+}
+
+/// The histories worth asking the release rules about, found for one state of the inputs.
+#[derive(Debug, Default)]
+pub(super) struct Histories {
+    /// The tracker's epoch they were found for.
+    epoch: Option<u64>,
+    /// Those whose cheapest explanation leaves nothing unexplained and starts with another
+    /// ply than the confirmed one, fewest plies undone first.
+    found: Vec<History>,
+}
+
+impl Tracker {
+    /// Corrects the game from an earlier position when the board, as reported since then,
+    /// proves other plies were played (see the module documentation): `Ok(true)` when the
+    /// game was taken back to that position (the `retract`s are emitted; the caller then
+    /// confirms the right plies), `Err(Some(t))` when a history may be proved at `t`.
+    pub(super) fn try_correct(&mut self, now: Time) -> Result<bool, Option<Time>> {
+        self.find_histories();
+        let timing = self.timing(now);
+        let mut wake: Option<Time> = None;
+        let mut chosen = None;
+        for (i, h) in self.histories.found.iter().enumerate() {
+            let verdict = decide(&h.cands, timing, |c| h.base.first_moves_on(c, &h.evidence));
+            match verdict {
+                Verdict::Confirm(m) if self.differs_at(h.undo, m) => {
+                    chosen = Some(i);
+                    break;
+                }
+                Verdict::Wait(Some(t)) => wake = Some(wake.map_or(t, |w: Time| w.min(t))),
+                _ => {}
+            }
+        }
+        let Some(i) = chosen else {
+            return if wake.is_some() { Err(wake) } else { Ok(false) };
+        };
+        let h = self.histories.found.swap_remove(i);
+        if tracing::enabled!(tracing::Level::DEBUG) {
+            let cands: Vec<String> = h
+                .cands
+                .iter()
+                .filter(|c| c.cost() == 0)
+                .take(8)
+                .map(|c| {
+                    let moves: Vec<String> = c.moves().map(|m| m.to_string()).collect();
+                    format!(
+                        "[{}] u{} s{}{}",
+                        moves.join(" "),
+                        c.unseen,
+                        c.strays,
+                        if c.complete { " complete" } else { "" }
+                    )
+                })
+                .collect();
+            tracing::debug!(
+                t_ms = now.as_ms_f64(),
+                undo = h.undo,
+                "history corrected: {}",
+                cands.join("; ")
+            );
+        }
+        self.histories = Histories::default();
+        self.take_back_to(now, h);
+        Ok(true)
+    }
+
+    /// Whether `m` differs from the confirmed ply `undo` plies back.
+    fn differs_at(&self, undo: usize, m: Move) -> bool {
+        self.game.as_ref().is_some_and(|g| {
+            g.len()
+                .checked_sub(undo)
+                .and_then(|i| g.plies().get(i))
+                .is_some_and(|p| p.mv != m)
+        })
+    }
+
+    /// Finds the histories for the current inputs, unless already found.
+    fn find_histories(&mut self) {
+        if self.histories.epoch == Some(self.epoch) {
+            return;
+        }
+        let mut found = Vec::new();
+        if let Some(game) = &self.game
+            && !game.finished
+        {
+            let n = game.len();
+            let plies = game.plies();
+            let mut log: Vec<SquareEvent> = self.log.clone();
+            for undo in 1..=self.cfg.max_plies.min(n) {
+                let ply = &plies[n - undo];
+                // Only plies the sensors were seen playing: a ply confirmed from a
+                // whole-board report or a resumed game has nothing to weigh it against.
+                if ply.log.is_empty() || ply.log.iter().all(|e| e.whole) {
+                    break;
+                }
+                log = merged(&ply.log, &log);
+                let Some(pos) = game.position_at(n - undo) else {
+                    break;
+                };
+                let base = BaseMoves::new(pos.clone());
+                let evidence = Box::new(Evidence::from_log(&log));
+                let view = sight(&self.cfg, &self.sensed, Bitboard::EMPTY, &evidence);
+                let mut cands = Vec::new();
+                explain::explain(&base, &view, self.cfg.max_plies, Keep::Cheapest, &mut cands);
+                // A history that needs a piece nobody saw is weak evidence: it counts only
+                // when the board shows it done (no piece in the hand: one lifted may be an
+                // adjustment or a knocked piece) and it accounts for every placement seen.
+                cands.retain(|c| c.unseen == 0 || (c.strays == 0 && c.complete));
+                // A placement seen that no ply of the history accounts for must be a piece
+                // the history captures, set down for a moment beside the board's play.
+                cands.retain(|c| c.strays == 0 || strays_were_taken(&base, c, &evidence));
+                let free = cands.iter().any(|c| c.cost() == 0 && c.len > 0);
+                let takeback = cands.iter().any(|c| c.cost() == 0 && c.len == 0);
+                if !free || takeback {
+                    continue;
+                }
+                // A history whose every explanation starts with the confirmed ply is the
+                // one with fewer plies undone.
+                if cands
+                    .iter()
+                    .filter(|c| c.cost() == 0)
+                    .all(|c| c.first() == Some(ply.mv))
+                {
+                    continue;
+                }
+                found.push(History {
+                    undo,
+                    base,
+                    log: log.clone(),
+                    evidence,
+                    cands,
+                });
+            }
+        }
+        self.histories = Histories {
+            epoch: Some(self.epoch),
+            found,
+        };
+    }
+
+    /// Takes the game back to the position of `h`, retracting the plies undone (latest
+    /// first), with everything the sensors reported since as the pending log.
+    fn take_back_to(&mut self, now: Time, h: History) {
+        let Some(game) = &mut self.game else { return };
+        let n = game.len();
+        let keep = n - h.undo;
+        let undone: Vec<(u32, String)> = game.plies()[keep..]
+            .iter()
+            .enumerate()
+            .map(|(i, p)| ((keep + i + 1) as u32, p.uci.clone()))
+            .collect();
+        game.truncate(keep);
+        for (ply, uci) in undone.into_iter().rev() {
+            self.events.push_back(crate::event::TimedEvent {
+                t: now,
+                event: GameEvent::Retract { ply, uci },
+            });
+        }
+        self.log = h.log;
+        self.evidence.rebuild(&self.log);
+        self.base = Some(h.base);
+        self.ghost = Bitboard::EMPTY;
+        self.reported = Bitboard::EMPTY;
+        self.corrections += 1;
+        self.epoch += 1;
+    }
+}
