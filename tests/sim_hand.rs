@@ -48,8 +48,10 @@ fn every_behaviour_appears_in_the_timelines() {
     let mut seen = BTreeSet::new();
     for game in all_games() {
         for seed in 0..6 {
-            let p = play(&game, seed, busy());
-            seen.extend(p.truth.behaviours());
+            for opts in [busy(), HandOptions::messy()] {
+                let p = play(&game, seed, opts);
+                seen.extend(p.truth.behaviours());
+            }
         }
     }
     let missing: Vec<_> = Behaviour::ALL
@@ -99,8 +101,11 @@ fn the_truth_names_every_move_in_uci_and_san() {
 
 #[test]
 fn physical_changes_only_lift_from_occupied_and_place_on_empty_squares() {
-    for game in all_games() {
-        let p = play(&game, 11, busy());
+    for (game, opts) in all_games()
+        .into_iter()
+        .flat_map(|g| [(g.clone(), busy()), (g, HandOptions::messy())])
+    {
+        let p = play(&game, 11, opts);
         let mut board: Squares = p.timeline.start;
         let mut last = Time::ZERO;
         for e in &p.timeline.events {
@@ -398,4 +403,291 @@ fn the_result_gesture_puts_both_kings_on_the_centre_squares() {
     // Not after mate: the Opera game ends 17. Rd8#.
     let p = play(&real_games()[0], 1, opts);
     assert!(p.truth.result.is_none());
+}
+
+/// The messy hand over the real games, a few seeds each.
+fn messy_performances() -> Vec<(Game, Performance)> {
+    let mut out = Vec::new();
+    for game in real_games() {
+        for seed in 0..4 {
+            let p = play(&game, seed, HandOptions::messy());
+            out.push((game.clone(), p));
+        }
+    }
+    out
+}
+
+/// The changes of `part` in `p`, in time order.
+fn part_events(p: &Performance, part: Part) -> Vec<eboardd::sim::PhysicalEvent> {
+    p.timeline
+        .events
+        .iter()
+        .filter(|e| e.part == part)
+        .copied()
+        .collect()
+}
+
+#[test]
+fn a_messy_hand_shows_every_messiness_and_ends_on_the_games_position() {
+    let mut seen = BTreeSet::new();
+    let (mut quick, mut replies) = (0, 0);
+    for (game, p) in messy_performances() {
+        seen.extend(p.truth.behaviours());
+        let positions = game.positions();
+        let last = positions.last().expect("a position");
+        assert_eq!(
+            p.timeline.state_at(p.timeline.end()),
+            squares_of(last.board()),
+            "{}",
+            game.name()
+        );
+        assert_eq!(p.truth.plies.len(), game.moves.len());
+        for ply in p.truth.plies.iter().skip(1) {
+            replies += 1;
+            quick += usize::from(ply.behaviours.contains(&Behaviour::QuickReply));
+        }
+        // No takebacks, no illegal moves, no touches: only accidents and captures.
+        assert!(p.truth.takebacks.is_empty() && p.truth.touches.len() <= p.truth.plies.len());
+    }
+    for b in [
+        Behaviour::SlideLongRest,
+        Behaviour::VictimSetDown,
+        Behaviour::Knock,
+        Behaviour::QuickReply,
+        Behaviour::CapturePushOff,
+    ] {
+        assert!(seen.contains(&b), "never used: {b}");
+    }
+    let share = quick as f64 / replies as f64;
+    assert!((0.4..=0.7).contains(&share), "quick replies {share:.2}");
+}
+
+#[test]
+fn a_messy_slide_rests_300_to_700_ms_on_one_transit_square() {
+    let mut long = 0;
+    for (game, p) in messy_performances() {
+        let positions = game.positions();
+        for ply in &p.truth.plies {
+            if !ply.behaviours.contains(&Behaviour::SlideLongRest) {
+                continue;
+            }
+            long += 1;
+            let i = ply.ply as usize - 1;
+            let m = game.moves[i];
+            let (Some(from), to) = (m.from(), m.to()) else {
+                panic!("a slide has a from square");
+            };
+            let piece = positions[i].board().piece_at(from);
+            let ev = move_events(&p, ply.ply);
+            let rests: Vec<Duration> = attacks::between(from, to)
+                .into_iter()
+                .filter_map(|sq| {
+                    // From the first placement to the last lift (flicker in between).
+                    let on = ev.iter().find(|e| e.square == sq && e.piece == piece)?;
+                    let off = ev.iter().rfind(|e| e.square == sq && e.piece.is_none())?;
+                    Some(off.t - on.t)
+                })
+                .collect();
+            let long_rests = rests
+                .iter()
+                .filter(|&&r| r >= Duration::from_millis(300))
+                .count();
+            assert_eq!(long_rests, 1, "{} ply {}: {rests:?}", game.name(), ply.ply);
+            assert!(
+                rests.iter().all(|&r| r <= Duration::from_millis(760)),
+                "{} ply {}: {rests:?}",
+                game.name(),
+                ply.ply
+            );
+        }
+    }
+    assert!(long >= 5, "{long} long rests");
+}
+
+#[test]
+fn a_captured_piece_set_down_near_by_leaves_the_board_before_the_next_move() {
+    let mut set_down = 0;
+    for (game, p) in messy_performances() {
+        let positions = game.positions();
+        let victims = part_events(&p, Part::Victim);
+        for ply in &p.truth.plies {
+            let i = ply.ply as usize - 1;
+            let ev: Vec<_> = victims.iter().filter(|e| e.ply == ply.ply).collect();
+            if !ply.behaviours.contains(&Behaviour::VictimSetDown) {
+                assert!(ev.is_empty(), "{} ply {}", game.name(), ply.ply);
+                continue;
+            }
+            set_down += 1;
+            let to = game.moves[i].to();
+            let captured = positions[i].board().piece_at(to);
+            assert!(captured.is_some(), "{} ply {}", game.name(), ply.ply);
+            let (Some(first), Some(last)) = (ev.first(), ev.last()) else {
+                panic!("{} ply {}: no victim set down", game.name(), ply.ply);
+            };
+            // Set down on a free square near the capture, taken off the board later.
+            assert_eq!(first.piece, captured);
+            assert_eq!((last.square, last.piece), (first.square, None));
+            assert!(first.square != to && first.square.distance(to) <= 2);
+            let stays = last.t - first.t;
+            let after_move = last.t - ply.move_end;
+            assert!(
+                stays >= Duration::from_millis(300)
+                    && (stays <= Duration::from_millis(1500)
+                        || after_move <= Duration::from_millis(250)),
+                "{} ply {}: {stays:?}",
+                game.name(),
+                ply.ply
+            );
+            // The move ends with its own last change; the victim is gone before the next.
+            assert!(last.t > ply.move_end);
+            if let Some(next) = p.truth.plies.get(i + 1) {
+                assert!(last.t < next.move_start, "{} ply {}", game.name(), ply.ply);
+            }
+        }
+    }
+    assert!(set_down >= 10, "{set_down} victims set down");
+}
+
+#[test]
+fn a_knocked_piece_goes_back_to_its_square_and_changes_nothing() {
+    let mut knocks = 0;
+    for (game, p) in messy_performances() {
+        let knocked = part_events(&p, Part::Knock);
+        for ply in &p.truth.plies {
+            let ev: Vec<_> = knocked.iter().filter(|e| e.ply == ply.ply).collect();
+            if !ply.behaviours.contains(&Behaviour::Knock) {
+                assert!(ev.is_empty(), "{} ply {}", game.name(), ply.ply);
+                continue;
+            }
+            knocks += 1;
+            let (Some(first), Some(last)) = (ev.first(), ev.last()) else {
+                panic!("{} ply {}: nothing knocked", game.name(), ply.ply);
+            };
+            let before = p
+                .timeline
+                .state_at(Time::from_micros(first.t.as_micros() - 1));
+            assert_eq!(first.piece, None);
+            assert_eq!(last.square, first.square);
+            assert_eq!(last.piece, before[first.square as usize]);
+            let away = last.t - first.t;
+            assert!(
+                away >= Duration::from_millis(500) && away <= Duration::from_millis(2500),
+                "{} ply {}: {away:?}",
+                game.name(),
+                ply.ply
+            );
+            // Back before the move, on a square the move does not touch.
+            assert!(last.t < ply.move_start);
+            let m = game.moves[ply.ply as usize - 1];
+            assert!(m.from() != Some(first.square) && m.to() != first.square);
+            // An accident, not a touch.
+            assert!(
+                p.truth
+                    .touches
+                    .iter()
+                    .all(|t| t.ply != ply.ply || t.square != first.square || t.lifted != first.t)
+            );
+        }
+        // The only observations are a rook touched first when castling.
+        assert!(
+            p.truth
+                .observations
+                .iter()
+                .all(|o| o.article == "4.4b" || p.truth.touches.iter().any(|t| t.ply == o.ply)),
+            "{}: {:?}",
+            game.name(),
+            p.truth.observations
+        );
+    }
+    assert!(knocks >= 5, "{knocks} knocks");
+}
+
+#[test]
+fn a_messy_board_is_the_games_position_from_each_move_end_to_the_next_move() {
+    for (game, p) in messy_performances() {
+        let positions = game.positions();
+        for (i, ply) in p.truth.plies.iter().enumerate() {
+            let expected = squares_of(positions[i + 1].board());
+            // At the move's end, only a captured piece set down near by may still stand.
+            let board = p.timeline.state_at(ply.move_end);
+            let victim_squares: Vec<Square> = part_events(&p, Part::Victim)
+                .iter()
+                .filter(|e| e.ply == ply.ply)
+                .map(|e| e.square)
+                .collect();
+            for sq in Square::ALL {
+                if !victim_squares.contains(&sq) {
+                    assert_eq!(
+                        board[sq as usize],
+                        expected[sq as usize],
+                        "{} ply {} on {sq}",
+                        game.name(),
+                        ply.ply
+                    );
+                }
+            }
+            // Just before the next move, knocks and victims are all done with.
+            if let Some(next) = p.truth.plies.get(i + 1) {
+                let before = Time::from_micros(next.move_start.as_micros() - 1);
+                assert_eq!(
+                    p.timeline.state_at(before),
+                    expected,
+                    "{} before ply {}",
+                    game.name(),
+                    next.ply
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn messy_quick_replies_lift_60_to_180_ms_after_the_last_change() {
+    for (game, p) in messy_performances() {
+        for w in p.truth.plies.windows(2) {
+            // A promotion may begin by fetching the new piece, before any change.
+            let promotion = game.moves[w[1].ply as usize - 1].is_promotion();
+            if !w[1].behaviours.contains(&Behaviour::QuickReply) || promotion {
+                continue;
+            }
+            let last = p
+                .timeline
+                .events
+                .iter()
+                .filter(|e| e.t < w[1].move_start)
+                .map(|e| e.t)
+                .max()
+                .expect("an earlier change");
+            let gap = w[1].move_start - last;
+            assert!(
+                gap >= Duration::from_millis(60) && gap <= Duration::from_millis(181),
+                "{} ply {}: {gap:?}",
+                game.name(),
+                w[1].ply
+            );
+        }
+    }
+}
+
+#[test]
+fn the_older_hands_use_none_of_the_messy_behaviours() {
+    for opts in [
+        HandOptions::default(),
+        HandOptions::torture(),
+        HandOptions::plain(),
+    ] {
+        assert_eq!(opts.slide_long_rest, 0.0);
+        assert_eq!(opts.victim_set_down, 0.0);
+        assert_eq!(opts.knock, 0.0);
+        for game in real_games() {
+            let p = play(&game, 3, opts);
+            for b in [
+                Behaviour::SlideLongRest,
+                Behaviour::VictimSetDown,
+                Behaviour::Knock,
+            ] {
+                assert!(!p.truth.used(b), "{}: {b}", game.name());
+            }
+        }
+    }
 }

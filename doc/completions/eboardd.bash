@@ -130,7 +130,7 @@ _eboardd() {
                     return 0
                     ;;
                 --hand)
-                    COMPREPLY=($(compgen -W "default torture" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "default torture messy" -- "${cur}"))
                     return 0
                     ;;
                 --hand-speed)
@@ -584,7 +584,7 @@ _eboardd() {
                     return 0
                     ;;
                 --hand)
-                    COMPREPLY=($(compgen -W "default torture" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "default torture messy" -- "${cur}"))
                     return 0
                     ;;
                 *)

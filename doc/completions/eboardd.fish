@@ -118,7 +118,8 @@ complete -c eboardd -n "__fish_eboardd_using_subcommand sim" -l protocol -d 'The
 millennium\t'Millennium ChessLink boards'"
 complete -c eboardd -n "__fish_eboardd_using_subcommand sim" -l seed -d 'The hand\'s seed' -r
 complete -c eboardd -n "__fish_eboardd_using_subcommand sim" -l hand -d 'How the hand plays' -r -f -a "default\t'As people at a tournament board do'
-torture\t'Fast, with many slides, quick replies, flicker and touches (no takebacks or illegal moves, which have no single right answer to score against)'"
+torture\t'Fast, with many slides, quick replies, flicker and touches (no takebacks or illegal moves, which have no single right answer to score against)'
+messy\t'At a normal pace, but messy: long rests on transit squares, captured pieces set down near by before they leave the board, pieces knocked over and put back, many captures pushed off, quick replies after about half the moves'"
 complete -c eboardd -n "__fish_eboardd_using_subcommand sim" -l turned -d 'The board stands turned round (DGT) or has its cable on White\'s left (Millennium)'
 complete -c eboardd -n "__fish_eboardd_using_subcommand sim" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c eboardd -n "__fish_eboardd_using_subcommand emulate" -l protocol -d 'The board' -r -f -a "dgt\t'DGT e-boards'
@@ -140,7 +141,8 @@ complete -c eboardd -n "__fish_eboardd_using_subcommand bench" -l protocol -d 'W
 millennium\t'Millennium boards'
 both\t'Both'"
 complete -c eboardd -n "__fish_eboardd_using_subcommand bench" -l hand -d 'How the hand plays' -r -f -a "default\t'As people at a tournament board do'
-torture\t'Fast, with many slides, quick replies, flicker and touches (no takebacks or illegal moves, which have no single right answer to score against)'"
+torture\t'Fast, with many slides, quick replies, flicker and touches (no takebacks or illegal moves, which have no single right answer to score against)'
+messy\t'At a normal pace, but messy: long rests on transit squares, captured pieces set down near by before they leave the board, pieces knocked over and put back, many captures pushed off, quick replies after about half the moves'"
 complete -c eboardd -n "__fish_eboardd_using_subcommand bench" -l hand-speed -d 'Divide the hand\'s thinking and motions by this (1: as people play; the torture hand\'s own speed is multiplied by it)' -r
 complete -c eboardd -n "__fish_eboardd_using_subcommand bench" -l settle-ms -d 'eboardd\'s settle window in milliseconds (`accuracy`, `traces`; default: the tracker\'s)' -r
 complete -c eboardd -n "__fish_eboardd_using_subcommand bench" -l keep-failures -d 'Write every trace not reconstructed exactly to this folder, with its truth beside it (`NAME.trace`, `NAME.json`), to replay and debug' -r -F

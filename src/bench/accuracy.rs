@@ -3,8 +3,9 @@
 //! A trace comes with its truth (`NAME.json` beside `NAME.trace`: the moves really played
 //! and when each one physically ended). [`score_trace`] replays the trace through a
 //! [`BoardCore`] and compares every `move` event with the truth: games exact, moves
-//! misread, retractions, and decision latency (confirmation time minus the time of the
-//! move's last physical change).
+//! misread, retractions, decision latency (confirmation time minus the time of the
+//! move's last physical change), corrections (histories rewritten) and how long the
+//! published moves were wrong (not a prefix of the moves played).
 
 use std::fmt;
 
@@ -64,6 +65,17 @@ pub struct GameScore {
     /// Latency of each correctly confirmed move counted from the last sensor report of the
     /// move (what the sensors let the tracker know), in ms.
     pub report_latencies_ms: Vec<f64>,
+    /// Corrections: runs of one or more `retract` events in a row (among the events that
+    /// change the published moves), each a history rewritten.
+    pub corrections: usize,
+    /// Whether the published moves were ever wrong: not a prefix of the moves played
+    /// (lagging behind is not wrong).
+    pub ever_wrong: bool,
+    /// How long the published moves were wrong in all, in ms (an interval still open when
+    /// the replay ends runs to its end, a minute after the trace's last read).
+    pub wrong_ms: f64,
+    /// The longest single interval in which they were wrong, in ms.
+    pub longest_wrong_ms: f64,
 }
 
 impl GameScore {
@@ -75,6 +87,15 @@ impl GameScore {
 
 fn strip(san: &str) -> &str {
     san.trim_end_matches(['+', '#', '!', '?'])
+}
+
+/// Whether the published moves `game` are the first moves of `truth` (or all of them).
+fn is_prefix(game: &[(String, Time)], truth: &[String]) -> bool {
+    game.len() <= truth.len()
+        && game
+            .iter()
+            .zip(truth)
+            .all(|((san, _), played)| strip(san) == strip(played))
 }
 
 /// Replays `trace` through a core made with `config` and scores it against `truth`.
@@ -104,27 +125,11 @@ pub fn score_trace(trace: &Trace, truth: &Truth, mut config: CoreConfig) -> Game
         expected: truth.san.len(),
         ..GameScore::default()
     };
-    // The final game: ply → (san, time of its last confirmation).
-    let mut game: Vec<(String, Time)> = Vec::new();
-    for e in &events {
-        match &e.event {
-            GameEvent::Move { ply, san, .. } => {
-                let index = (*ply as usize).saturating_sub(1);
-                if truth.san.get(index).map(|s| strip(s)) != Some(strip(san)) {
-                    score.misread += 1;
-                }
-                game.truncate(index);
-                game.push((san.clone(), e.t));
-            }
-            GameEvent::Retract { ply, .. } => {
-                score.retracts += 1;
-                game.truncate((*ply as usize).saturating_sub(1));
-            }
-            GameEvent::Takeback { ply } => game.truncate(*ply as usize),
-            GameEvent::NewGame { .. } => game.clear(),
-            _ => {}
-        }
-    }
+    let changes: Vec<(Time, Published<'_>)> = events
+        .iter()
+        .filter_map(|e| Published::of(&e.event).map(|p| (e.t, p)))
+        .collect();
+    let game = follow(&changes, &truth.san, replay_end(trace), &mut score);
     for (index, (san, t)) in game.iter().enumerate() {
         if truth.san.get(index).map(|s| strip(s)) == Some(strip(san)) {
             score.correct += 1;
@@ -142,12 +147,97 @@ pub fn score_trace(trace: &Trace, truth: &Truth, mut config: CoreConfig) -> Game
     score
 }
 
+/// A change of the published moves.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Published<'a> {
+    /// A move confirmed at `ply` (the moves from `ply` on replaced).
+    Move { ply: u32, san: &'a str },
+    /// The move at `ply` and any after it withdrawn.
+    Retract { ply: u32 },
+    /// Moves taken back: `ply` moves stay.
+    Takeback { ply: u32 },
+    /// A new game: no moves.
+    NewGame,
+}
+
+impl Published<'_> {
+    /// The change `event` makes to the published moves, if any.
+    fn of(event: &GameEvent) -> Option<Published<'_>> {
+        match event {
+            GameEvent::Move { ply, san, .. } => Some(Published::Move { ply: *ply, san }),
+            GameEvent::Retract { ply, .. } => Some(Published::Retract { ply: *ply }),
+            GameEvent::Takeback { ply } => Some(Published::Takeback { ply: *ply }),
+            GameEvent::NewGame { .. } => Some(Published::NewGame),
+            _ => None,
+        }
+    }
+}
+
+/// Follows `changes` (in time order) against `truth`, the moves played, until `end`, when
+/// the replay ends: counts misreads, retractions and corrections in `out` and how long the
+/// published moves were wrong (not a prefix of `truth`, judged once every change of an
+/// instant is in: a correction's retractions and moves at one instant are never wrong in
+/// between). Returns the final game: ply → (san, time of its last confirmation).
+fn follow(
+    changes: &[(Time, Published<'_>)],
+    truth: &[String],
+    end: Time,
+    out: &mut GameScore,
+) -> Vec<(String, Time)> {
+    let mut game: Vec<(String, Time)> = Vec::new();
+    let mut in_retracts = false;
+    let mut wrong_since: Option<Time> = None;
+    let close = |out: &mut GameScore, since: Time, until: Time| {
+        let ms = until.saturating_since(since).as_secs_f64() * 1000.0;
+        out.wrong_ms += ms;
+        out.longest_wrong_ms = out.longest_wrong_ms.max(ms);
+    };
+    for (k, &(t, change)) in changes.iter().enumerate() {
+        match change {
+            Published::Move { ply, san } => {
+                let index = (ply as usize).saturating_sub(1);
+                if truth.get(index).map(|s| strip(s)) != Some(strip(san)) {
+                    out.misread += 1;
+                }
+                game.truncate(index);
+                game.push((san.to_string(), t));
+            }
+            Published::Retract { ply } => {
+                out.retracts += 1;
+                out.corrections += usize::from(!in_retracts);
+                game.truncate((ply as usize).saturating_sub(1));
+            }
+            Published::Takeback { ply } => game.truncate(ply as usize),
+            Published::NewGame => game.clear(),
+        }
+        in_retracts = matches!(change, Published::Retract { .. });
+        if changes.get(k + 1).is_some_and(|&(next, _)| next == t) {
+            continue;
+        }
+        let wrong = !is_prefix(&game, truth);
+        match wrong_since {
+            None if wrong => {
+                out.ever_wrong = true;
+                wrong_since = Some(t);
+            }
+            Some(since) if !wrong => {
+                close(out, since, t);
+                wrong_since = None;
+            }
+            _ => {}
+        }
+    }
+    if let Some(since) = wrong_since {
+        close(out, since, end.max(since));
+    }
+    game
+}
+
 /// Replays the board side of `trace` through a core made with `config`, in the trace's
 /// time, and a minute beyond its end: the core as it ends and every event it decided.
 pub fn replay(trace: &Trace, config: CoreConfig) -> (BoardCore, Vec<crate::event::TimedEvent>) {
     let mut core = BoardCore::new(trace.header.protocol, config);
     let mut events = Vec::new();
-    let mut last = Time::ZERO;
     let drain = |core: &mut BoardCore, events: &mut Vec<_>| {
         while let Some(e) = core.poll_event() {
             events.push(e);
@@ -164,14 +254,24 @@ pub fn replay(trace: &Trace, config: CoreConfig) -> (BoardCore, Vec<crate::event
         }
         core.handle_input(chunk.t, &chunk.bytes);
         drain(&mut core, &mut events);
-        last = chunk.t;
     }
-    let end = Time::from_millis(last.as_micros() / 1000 + 60_000);
+    let end = replay_end(trace);
     while let Some(due) = core.poll_timeout().filter(|&d| d <= end) {
         core.handle_timeout(due);
         drain(&mut core, &mut events);
     }
     (core, events)
+}
+
+/// Where [`replay`] stops: a minute after the last read from the board.
+fn replay_end(trace: &Trace) -> Time {
+    let last = trace
+        .chunks
+        .iter()
+        .rev()
+        .find(|c| c.dir == Direction::FromBoard)
+        .map_or(Time::ZERO, |c| c.t);
+    Time::from_millis(last.as_micros() / 1000 + 60_000)
 }
 
 /// Each confirmed ply's SAN and the time of its last sensor report.
@@ -209,6 +309,14 @@ pub struct Summary {
     pub latencies_ms: Vec<f64>,
     /// Every latency counted from the move's last sensor report, in ms.
     pub report_latencies_ms: Vec<f64>,
+    /// Corrections (runs of retractions).
+    pub corrections: usize,
+    /// Games whose published moves were ever wrong.
+    pub wrong_games: usize,
+    /// Each game's time wrong in all, in ms.
+    pub wrong_ms: Vec<f64>,
+    /// Each game's longest time wrong at once, in ms.
+    pub longest_wrong_ms: Vec<f64>,
 }
 
 impl Summary {
@@ -223,6 +331,31 @@ impl Summary {
         self.latencies_ms.extend_from_slice(&s.latencies_ms);
         self.report_latencies_ms
             .extend_from_slice(&s.report_latencies_ms);
+        self.corrections += s.corrections;
+        self.wrong_games += usize::from(s.ever_wrong);
+        self.wrong_ms.push(s.wrong_ms);
+        self.longest_wrong_ms.push(s.longest_wrong_ms);
+    }
+
+    /// The corrections and how long the published moves were wrong, on one line:
+    /// `corrections N, wrong in G/M games, longest ms median X p99 Y, total ms median X
+    /// p99 Y` (quantiles over every game, the games never wrong counting 0).
+    pub fn history(&self) -> String {
+        let q = |v: &[f64], x: f64| {
+            quantile(v, x)
+                .map(|v| format!("{v:.0}"))
+                .unwrap_or_else(|| "-".into())
+        };
+        format!(
+            "corrections {}, wrong in {}/{} games, longest ms median {} p99 {}, total ms median {} p99 {}",
+            self.corrections,
+            self.wrong_games,
+            self.games,
+            q(&self.longest_wrong_ms, 0.5),
+            q(&self.longest_wrong_ms, 0.99),
+            q(&self.wrong_ms, 0.5),
+            q(&self.wrong_ms, 0.99),
+        )
     }
 
     /// The latency at quantile `q` (0–1), in ms.
@@ -279,5 +412,62 @@ impl fmt::Display for Summary {
             r(0.95),
             r(0.99)
         )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn truth(sans: &[&str]) -> Vec<String> {
+        sans.iter().map(|s| s.to_string()).collect()
+    }
+
+    fn at(ms: u64) -> Time {
+        Time::from_millis(ms)
+    }
+
+    #[test]
+    fn retractions_in_a_row_are_one_correction() {
+        let played = truth(&["e4", "e5", "Nf3"]);
+        let changes = [
+            (at(100), Published::Move { ply: 1, san: "e4" }),
+            (at(200), Published::Move { ply: 2, san: "e6" }),
+            (at(300), Published::Move { ply: 3, san: "Nf3" }),
+            (at(400), Published::Retract { ply: 3 }),
+            (at(400), Published::Retract { ply: 2 }),
+            (at(400), Published::Move { ply: 2, san: "e5" }),
+            (at(400), Published::Move { ply: 3, san: "Nf3" }),
+        ];
+        let mut f = GameScore::default();
+        let game = follow(&changes, &played, at(60_000), &mut f);
+        assert_eq!((f.retracts, f.corrections, f.misread), (2, 1, 1));
+        assert_eq!(game.len(), 3);
+        // Wrong from the misread at 200 ms to the correction at 400 ms.
+        assert!(f.ever_wrong);
+        assert_eq!((f.wrong_ms, f.longest_wrong_ms), (200.0, 200.0));
+    }
+
+    #[test]
+    fn lagging_behind_is_not_wrong_but_a_wrong_move_left_standing_is_until_the_end() {
+        let played = truth(&["e4", "e5", "Nf3", "Nc6"]);
+        let lagging = [(at(100), Published::Move { ply: 1, san: "e4+" })];
+        let mut f = GameScore::default();
+        follow(&lagging, &played, at(60_000), &mut f);
+        assert!(!f.ever_wrong);
+        assert_eq!(f.wrong_ms, 0.0);
+        let changes = [
+            (at(100), Published::Move { ply: 1, san: "e4" }),
+            (at(200), Published::Move { ply: 2, san: "d5" }),
+            (at(300), Published::Retract { ply: 2 }),
+            (at(350), Published::Move { ply: 2, san: "e5" }),
+            (at(500), Published::Move { ply: 3, san: "Nc3" }),
+        ];
+        let mut f = GameScore::default();
+        follow(&changes, &played, at(1_500), &mut f);
+        assert_eq!((f.retracts, f.corrections, f.misread), (1, 1, 2));
+        // 100 ms wrong (200–300), then wrong from 500 ms to the end of the replay.
+        assert_eq!(f.wrong_ms, 1_100.0);
+        assert_eq!(f.longest_wrong_ms, 1_000.0);
     }
 }

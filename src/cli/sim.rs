@@ -61,6 +61,7 @@ pub fn run(args: SimArgs) -> anyhow::Result<()> {
     let hand = match args.hand {
         HandStyle::Default => HandOptions::default(),
         HandStyle::Torture => HandOptions::torture(),
+        HandStyle::Messy => HandOptions::messy(),
     };
     let options = TraceOptions {
         hand,

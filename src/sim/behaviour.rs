@@ -15,6 +15,9 @@ pub enum Behaviour {
     Slide,
     /// In a slide, the piece was seen on the next square before it left the last one.
     SlideOverlap,
+    /// In a slide, the piece rested 300–700 ms on one transit square (the hand still on
+    /// it), then went on.
+    SlideLongRest,
     /// Capture: the captured piece removed first, then the mover moved.
     CaptureVictimFirst,
     /// Capture: the mover lifted first, then the captured piece removed (both in hand),
@@ -23,6 +26,9 @@ pub enum Behaviour {
     /// Capture: the mover pushed the captured piece off its square; the square changed
     /// from one piece to the other without being empty.
     CapturePushOff,
+    /// Capture: the captured piece set down on a free square within two squares of the
+    /// capture square, then taken off the board 0.3–1.5 s later.
+    VictimSetDown,
     /// En passant: the captured pawn removed before the capturing pawn was lifted.
     EnPassantVictimBefore,
     /// En passant: the captured pawn removed while the capturing pawn was in the hand.
@@ -50,12 +56,16 @@ pub enum Behaviour {
     PromotionPieceFirst,
     /// Promotion to a knight, bishop or rook.
     Underpromotion,
-    /// The opponent lifted a piece 60–150 ms after the move's last change.
+    /// The opponent lifted a piece quickly after the move's last change (60–150 ms; the
+    /// messy hand 60–180 ms).
     QuickReply,
     /// A long thinking pause (over three seconds) before the move.
     LongThink,
     /// A piece of the player to move lifted and put back on its square before the move.
     Adjust,
+    /// A piece of either colour knocked off its square while the player thought, and put
+    /// back on it 0.5–2.5 s later (an accident, FIDE 4.2; no touch).
+    Knock,
     /// A square toggled between occupied and empty while a piece settled or left.
     Flicker,
     /// Moves taken back on the board, then played again.
@@ -68,13 +78,15 @@ pub enum Behaviour {
 
 impl Behaviour {
     /// Every behaviour, in a fixed order.
-    pub const ALL: [Behaviour; 26] = [
+    pub const ALL: [Behaviour; 29] = [
         Behaviour::LiftPlace,
         Behaviour::Slide,
         Behaviour::SlideOverlap,
+        Behaviour::SlideLongRest,
         Behaviour::CaptureVictimFirst,
         Behaviour::CaptureMoverFirst,
         Behaviour::CapturePushOff,
+        Behaviour::VictimSetDown,
         Behaviour::EnPassantVictimBefore,
         Behaviour::EnPassantVictimBetween,
         Behaviour::EnPassantVictimAfter,
@@ -91,6 +103,7 @@ impl Behaviour {
         Behaviour::QuickReply,
         Behaviour::LongThink,
         Behaviour::Adjust,
+        Behaviour::Knock,
         Behaviour::Flicker,
         Behaviour::Takeback,
         Behaviour::IllegalThenCorrected,
@@ -103,9 +116,11 @@ impl Behaviour {
             Behaviour::LiftPlace => "lift-place",
             Behaviour::Slide => "slide",
             Behaviour::SlideOverlap => "slide-overlap",
+            Behaviour::SlideLongRest => "slide-long-rest",
             Behaviour::CaptureVictimFirst => "capture-victim-first",
             Behaviour::CaptureMoverFirst => "capture-mover-first",
             Behaviour::CapturePushOff => "capture-push-off",
+            Behaviour::VictimSetDown => "capture-victim-set-down",
             Behaviour::EnPassantVictimBefore => "en-passant-victim-before",
             Behaviour::EnPassantVictimBetween => "en-passant-victim-between",
             Behaviour::EnPassantVictimAfter => "en-passant-victim-after",
@@ -122,6 +137,7 @@ impl Behaviour {
             Behaviour::QuickReply => "quick-reply",
             Behaviour::LongThink => "long-think",
             Behaviour::Adjust => "adjust",
+            Behaviour::Knock => "knock",
             Behaviour::Flicker => "flicker",
             Behaviour::Takeback => "takeback",
             Behaviour::IllegalThenCorrected => "illegal-then-corrected",

@@ -46,6 +46,11 @@ pub enum Part {
     Takeback,
     /// The result gesture after the last move (both kings on the centre squares).
     Gesture,
+    /// A captured piece set down on a free square near the capture, and its removal from
+    /// the board later (not part of the move: the move ends with its own last change).
+    Victim,
+    /// A piece knocked off its square and put back on it (an accident, part of no move).
+    Knock,
 }
 
 /// One physical change: from `t` on, `square` holds `piece`.

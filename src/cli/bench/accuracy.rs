@@ -77,6 +77,10 @@ pub enum HandStyle {
     /// Fast, with many slides, quick replies, flicker and touches (no takebacks or
     /// illegal moves, which have no single right answer to score against).
     Torture,
+    /// At a normal pace, but messy: long rests on transit squares, captured pieces set
+    /// down near by before they leave the board, pieces knocked over and put back, many
+    /// captures pushed off, quick replies after about half the moves.
+    Messy,
 }
 
 fn load_games(args: &AccuracyArgs) -> anyhow::Result<Vec<Game>> {
@@ -132,6 +136,7 @@ pub(super) fn run(args: &AccuracyArgs) -> anyhow::Result<()> {
             result_gesture: 0.0,
             ..HandOptions::torture()
         },
+        HandStyle::Messy => HandOptions::messy(),
     };
     if !(args.hand_speed.is_finite() && args.hand_speed > 0.0) {
         anyhow::bail!("--hand-speed: a positive number, not {}", args.hand_speed);
@@ -205,15 +210,22 @@ pub(super) fn run(args: &AccuracyArgs) -> anyhow::Result<()> {
             }
         }
         println!("{protocol}:");
-        println!("  eboardd      {}", summaries[0]);
-        println!("  still-250ms  {}", summaries[1]);
+        print_summaries(&summaries);
     }
     println!("all boards:");
-    println!("  eboardd      {}", totals[0]);
-    println!("  still-250ms  {}", totals[1]);
+    print_summaries(&totals);
     println!("  ({:.1} s)", started.elapsed().as_secs_f64());
     throughput(&games, protocols, &hand)?;
     Ok(())
+}
+
+/// eboardd's line and the still-board matcher's, each with its corrections and time
+/// wrong on a line of its own below (the first lines keep the format other tools read).
+fn print_summaries(summaries: &[Summary; 2]) {
+    for (name, summary) in ["eboardd", "still-250ms"].into_iter().zip(summaries) {
+        println!("  {name:<13}{summary}");
+        println!("  {:<13}{}", "", summary.history());
+    }
 }
 
 /// eboardd's configuration, with the settle window asked for.

@@ -56,6 +56,12 @@ impl Choreo {
         }
     }
 
+    /// `true` with probability `p`, drawing nothing when `p` is zero: an option the older
+    /// presets leave at zero then leaves their draws, and so their timelines, as they were.
+    pub(crate) fn maybe(&mut self, p: f64) -> bool {
+        p > 0.0 && self.rng.chance(p)
+    }
+
     /// Waits a fixed span.
     pub(crate) fn wait(&mut self, d: Duration) {
         self.now = self.now + d;

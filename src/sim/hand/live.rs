@@ -51,7 +51,8 @@ impl LiveHand {
 
     /// Makes `m` (legal in [`LiveHand::position`]) starting at `now` at the earliest (after
     /// the hand's last change otherwise), reaching for the piece first. Returns the
-    /// physical changes in time order; the last is when the move is complete.
+    /// physical changes in time order; the last is when the move is complete (or, with a
+    /// hand that sets a captured piece down near by, when that piece leaves the board).
     pub fn play(&mut self, now: Time, m: Move) -> Result<Vec<PhysicalEvent>, SimError> {
         let c = &mut self.choreo;
         if !self.position.is_legal(m) {

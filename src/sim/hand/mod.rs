@@ -3,9 +3,10 @@
 //! [`Hand::play`] turns a [`Game`] into a [`Performance`]: a [`Timeline`] of physical changes
 //! (what truly stands on each square, and when) and the [`Truth`] a correct reconstruction
 //! must report. Between moves the hand thinks (log-normal pauses), sometimes replies at
-//! once, sometimes adjusts a piece; the moves themselves are made as `moves` describes;
-//! optionally it takes moves back or makes an illegal move and corrects it. Everything is
-//! drawn from a seeded generator, so a seed gives the same performance on every machine.
+//! once, sometimes adjusts a piece or knocks one off its square and puts it back; the
+//! moves themselves are made as `moves` describes; optionally it takes moves back or makes
+//! an illegal move and corrects it. Everything is drawn from a seeded generator, so a seed
+//! gives the same performance on every machine.
 //!
 //! The hand knows nothing of sensors or protocols: the board models read its timeline.
 
@@ -29,6 +30,7 @@ use super::pgn::Game;
 use super::rng::Rng;
 use super::timeline::{ClockPress, Part, Timeline, squares_of};
 use super::truth::{Observation, PlyTruth, ResultTruth, TakebackTruth, Touch, Truth};
+use crate::time::Time;
 
 /// How long nothing touches a promoted piece (longer than a DGT scan, so that every board
 /// reports which piece was chosen).
@@ -89,12 +91,18 @@ impl Hand {
             let quick = quick_allowed && c.rng.chance(self.options.quick_reply);
             if quick && !after_promotion {
                 c.note(Behaviour::QuickReply);
-                c.pause(60.0, 150.0);
+                let (lo, hi) = self.options.quick_reply_ms;
+                c.pause(lo, hi);
             } else {
                 let earliest = c.now + SEEN_AFTER_PROMOTION;
+                let thinking = c.now;
                 think(&mut c);
                 if after_promotion && c.now < earliest {
                     c.now = earliest;
+                }
+                if c.maybe(self.options.knock) {
+                    let since = if after_promotion { earliest } else { thinking };
+                    knock(&mut c, pos, m, since)?;
                 }
                 if c.rng.chance(self.options.adjust) {
                     adjust(&mut c, pos, m, &mut truth);
@@ -107,7 +115,12 @@ impl Hand {
             let first = c.events.len();
             moves::make_move(&mut c, pos, m, &mut truth.observations)?;
             let move_start = c.events.get(first).map_or(c.now, |e| e.t);
-            let move_end = c.last_event_time().unwrap_or(c.now);
+            // A captured piece set down near by and taken off later is not part of it.
+            let move_end = c.events[first..]
+                .iter()
+                .rev()
+                .find(|e| e.part == Part::Move)
+                .map_or(c.now, |e| e.t);
             check_board(&c, &positions[i + 1])?;
             let clock_press = if c.rng.chance(self.options.clock_press) {
                 c.human(150.0, 450.0);
@@ -248,6 +261,46 @@ fn adjust(c: &mut Choreo, pos: &Chess, m: Move, truth: &mut Truth) {
     }
     c.human(300.0, 1200.0);
     c.part = Part::Move;
+}
+
+/// While the player to move thinks (from `since` to now), a piece that `m` does not touch,
+/// of either colour, is knocked off its square and put back on it 0.5–2.5 s later; the
+/// move comes at least 300 ms after that. Not a touch under 4.3: an accident (4.2).
+fn knock(c: &mut Choreo, pos: &Chess, m: Move, since: Time) -> Result<(), SimError> {
+    let mut spared = vec![m.to()];
+    spared.extend(m.from());
+    if let Move::EnPassant { from, to } = m {
+        spared.push(Square::from_coords(to.file(), from.rank()));
+    }
+    let pieces: Vec<Square> = pos
+        .board()
+        .occupied()
+        .into_iter()
+        .filter(|s| !spared.contains(s))
+        .collect();
+    if pieces.is_empty() {
+        return Ok(());
+    }
+    let square = pieces[c.rng.index(pieces.len())];
+    // Nothing has happened since `since` (the thinking pause writes nothing), so the knock
+    // may come at any moment of the pause.
+    let thought = c.now;
+    let soonest = since + std::time::Duration::from_millis(200);
+    if soonest < thought {
+        let window_ms = thought.saturating_since(soonest).as_secs_f64() * 1000.0;
+        c.now = soonest + c.rng.millis(0.0, window_ms);
+    }
+    c.part = Part::Knock;
+    c.note(Behaviour::Knock);
+    let piece = c.lift(square)?;
+    c.human(500.0, 2500.0);
+    c.place(square, piece)?;
+    c.part = Part::Move;
+    c.human(300.0, 1200.0);
+    if c.now < thought {
+        c.now = thought;
+    }
+    Ok(())
 }
 
 /// The piece of `m` first put on a square it may not go to, left there a moment, then

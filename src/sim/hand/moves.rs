@@ -4,8 +4,10 @@
 //! or by pushing the victim off; en passant removes the captured pawn before, during or
 //! after; castling goes king first, rook first or both up, including the Chess960 cases
 //! where a piece stays put or lands on the other's square; promotion follows the 2023
-//! Laws (4.6): pawn placed then swapped, pawn never placed, or the new piece first. Every
-//! function leaves the board in the position after the move and notes what it did.
+//! Laws (4.6): pawn placed then swapped, pawn never placed, or the new piece first. A
+//! captured piece may be set down near by and taken off the board once the move is
+//! complete (those changes are not part of the move). Every function leaves the board in
+//! the position after the move and notes what it did.
 //! Only one hand is used (4.1): it may hold several pieces, but never holds one piece on a
 //! square while it handles another.
 
@@ -14,7 +16,9 @@ use shakmaty::{Chess, Color, Move, Piece, Position, Role, Square, attacks};
 use super::choreo::Choreo;
 use crate::sim::SimError;
 use crate::sim::behaviour::Behaviour;
+use crate::sim::timeline::Part;
 use crate::sim::truth::Observation;
+use crate::time::Time;
 
 /// How a capture's victim is dealt with.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -76,7 +80,8 @@ fn wants_slide(c: &mut Choreo, from: Square, to: Square) -> bool {
 }
 
 /// Slides the piece on `from` to `to` across the transit squares, resting 30–150 ms on
-/// each. If `to` is occupied, the last step pushes that piece off.
+/// each (300–700 ms on one of them, sometimes: the hand stays on the piece a moment
+/// before it goes on). If `to` is occupied, the last step pushes that piece off.
 fn slide(c: &mut Choreo, from: Square, to: Square) -> Result<(), SimError> {
     let piece = c.at(from).ok_or_else(|| SimError::Inconsistent {
         ply: c.ply,
@@ -86,6 +91,12 @@ fn slide(c: &mut Choreo, from: Square, to: Square) -> Result<(), SimError> {
     let mut path = vec![from];
     path.extend(transit_squares(c, from, to));
     path.push(to);
+    let transits = path.len() - 2;
+    let long_rest = if c.maybe(c.opts.slide_long_rest) {
+        Some(path[1 + c.rng.index(transits)])
+    } else {
+        None
+    };
     for step in path.windows(2) {
         let (cur, next) = (step[0], step[1]);
         if next == to && c.at(to).is_some() {
@@ -104,7 +115,10 @@ fn slide(c: &mut Choreo, from: Square, to: Square) -> Result<(), SimError> {
             c.pause(5.0, 30.0);
             c.place(next, piece)?;
         }
-        if next != to {
+        if Some(next) == long_rest {
+            c.note(Behaviour::SlideLongRest);
+            c.pause(300.0, 700.0);
+        } else if next != to {
             c.pause(30.0, 150.0);
         }
     }
@@ -138,30 +152,104 @@ fn remove_victim(c: &mut Choreo, sq: Square) -> Result<(), SimError> {
     Ok(())
 }
 
-/// A capture on `to` by the piece on `from` (not a promotion).
+/// Where the captured piece on `to` is set down, if the hand does so this time: a free
+/// square within two squares of `to`, off the mover's way.
+fn set_down_square(c: &mut Choreo, from: Square, to: Square) -> Option<Square> {
+    if !c.maybe(c.opts.victim_set_down) {
+        return None;
+    }
+    let way = attacks::between(from, to);
+    let free: Vec<Square> = Square::ALL
+        .into_iter()
+        .filter(|&s| {
+            s != to && s != from && s.distance(to) <= 2 && c.at(s).is_none() && !way.contains(s)
+        })
+        .collect();
+    if free.is_empty() {
+        return None;
+    }
+    c.note(Behaviour::VictimSetDown);
+    Some(free[c.rng.index(free.len())])
+}
+
+/// Sets the captured piece down on `near` (not part of the move); returns when.
+fn set_down(c: &mut Choreo, near: Square, victim: Piece) -> Result<Time, SimError> {
+    let part = std::mem::replace(&mut c.part, Part::Victim);
+    let first = c.events.len();
+    let placed = c.place(near, victim);
+    c.part = part;
+    placed?;
+    Ok(c.events.get(first).map_or(c.now, |e| e.t))
+}
+
+/// Takes the captured piece set down on `near` at `down` off the board: 0.3–1.5 s after it
+/// was set down, and not before the move is complete (a moment after, if it took longer).
+fn take_off(c: &mut Choreo, near: Square, down: Time) -> Result<(), SimError> {
+    let s = c.opts.speed();
+    let after_move = c.rng.millis(80.0 / s, 250.0 / s);
+    let soonest = (c.now + after_move).saturating_since(down).as_secs_f64() * 1000.0;
+    let lo = soonest.max(300.0 / s);
+    let stays = c.rng.millis(lo, lo.max(1500.0 / s));
+    let at = down + stays;
+    if c.now < at {
+        c.now = at;
+    }
+    let part = std::mem::replace(&mut c.part, Part::Victim);
+    let lifted = c.lift(near);
+    c.part = part;
+    lifted.map(|_| ())
+}
+
+/// A capture on `to` by the piece on `from` (not a promotion). The captured piece is
+/// sometimes set down near by and taken off the board once the move is complete.
 fn capture_move(c: &mut Choreo, from: Square, to: Square) -> Result<(), SimError> {
+    let victim = c.at(to).ok_or_else(|| SimError::Inconsistent {
+        ply: c.ply,
+        detail: format!("capture on empty {to}"),
+    })?;
+    let near = set_down_square(c, from, to);
     match capture_style(c) {
         CaptureStyle::VictimFirst => {
             c.note(Behaviour::CaptureVictimFirst);
-            remove_victim(c, to)?;
-            quiet_move(c, from, to)
+            let Some(near) = near else {
+                remove_victim(c, to)?;
+                return quiet_move(c, from, to);
+            };
+            c.lift(to)?;
+            c.human(150.0, 400.0);
+            let down = set_down(c, near, victim)?;
+            c.human(150.0, 400.0);
+            quiet_move(c, from, to)?;
+            take_off(c, near, down)
         }
         CaptureStyle::MoverFirst => {
             c.note(Behaviour::CaptureMoverFirst);
             let piece = c.lift(from)?;
             c.carry(from, to);
             c.lift(to)?;
+            let Some(near) = near else {
+                c.human(100.0, 300.0);
+                return c.place(to, piece);
+            };
             c.human(100.0, 300.0);
-            c.place(to, piece)
+            let down = set_down(c, near, victim)?;
+            c.human(100.0, 300.0);
+            c.place(to, piece)?;
+            take_off(c, near, down)
         }
         CaptureStyle::PushOff => {
             if wants_slide(c, from, to) {
-                return slide(c, from, to);
+                slide(c, from, to)?;
+            } else {
+                c.note(Behaviour::CapturePushOff);
+                let piece = c.lift(from)?;
+                c.carry(from, to);
+                c.push_off(to, piece)?;
             }
-            c.note(Behaviour::CapturePushOff);
-            let piece = c.lift(from)?;
-            c.carry(from, to);
-            c.push_off(to, piece).map(|_| ())
+            let Some(near) = near else { return Ok(()) };
+            c.human(100.0, 300.0);
+            let down = set_down(c, near, victim)?;
+            take_off(c, near, down)
         }
     }
 }

@@ -73,6 +73,9 @@ pub struct HandOptions {
     pub think: ThinkTime,
     /// Chance that a rook, bishop or queen move with transit squares is slid.
     pub slide: f64,
+    /// Chance, per slide, that the piece rests 300–700 ms on one of its transit squares
+    /// (the hand still on it) instead of the usual 30–150 ms, then goes on.
+    pub slide_long_rest: f64,
     /// Chance, per step of a slide, that the piece is seen on the next square before it
     /// leaves the last one (it straddles the line).
     pub slide_overlap: f64,
@@ -84,15 +87,26 @@ pub struct HandOptions {
     pub castle: CastleMix,
     /// Promotion.
     pub promotion: PromotionMix,
-    /// Chance that a move is a quick reply: its first lift 60–150 ms after the previous
-    /// move's last change (or the clock press that followed it). Never right after a
-    /// promotion: a promoted piece is left alone for 400 ms so that every board sees
-    /// which piece it is.
+    /// Chance, per capture (not en passant or promotion), that the captured piece is set
+    /// down on a free square within two squares of the capture square (one not on the
+    /// mover's way) and taken off the board 0.3–1.5 s later, as soon as the move is
+    /// complete at the earliest. The victim is gone before the opponent's move begins.
+    pub victim_set_down: f64,
+    /// Chance that a move is a quick reply: its first lift `quick_reply_ms` after the
+    /// previous move's last change (or the clock press that followed it). Never right
+    /// after a promotion: a promoted piece is left alone for 400 ms so that every board
+    /// sees which piece it is.
     pub quick_reply: f64,
+    /// How soon a quick reply's first lift comes: the shortest and the longest gap, in ms.
+    pub quick_reply_ms: (f64, f64),
     /// Chance that the player to move lifts a piece and puts it back before moving.
     pub adjust: f64,
     /// Share of those adjustments made on the piece that then moves (no breach of 4.3).
     pub adjust_moving_piece: f64,
+    /// Chance, per move made after a thinking pause, that a piece of either colour (not
+    /// one the move touches) is knocked off its square during the pause and put back on
+    /// it 0.5–2.5 s later. An accident (FIDE 4.2): never a touch under 4.3.
+    pub knock: f64,
     /// Chance, per placement or lift, that the square flickers for up to 30 ms.
     pub flicker: f64,
     /// Chance, after a move, that the players take it back (one or two plies) and play on.
@@ -123,6 +137,7 @@ impl Default for HandOptions {
                 max_ms: 10_000.0,
             },
             slide: 0.3,
+            slide_long_rest: 0.0,
             slide_overlap: 0.25,
             capture: CaptureMix {
                 victim_first: 0.4,
@@ -144,9 +159,12 @@ impl Default for HandOptions {
                 pawn_never_placed: 0.3,
                 piece_first: 0.3,
             },
+            victim_set_down: 0.0,
             quick_reply: 0.12,
+            quick_reply_ms: (60.0, 150.0),
             adjust: 0.03,
             adjust_moving_piece: 0.5,
+            knock: 0.0,
             flicker: 0.15,
             takeback: 0.0,
             illegal: 0.0,
@@ -219,6 +237,28 @@ impl HandOptions {
             illegal: 0.03,
             clock_press: 0.5,
             result_gesture: 0.5,
+            ..HandOptions::default()
+        }
+    }
+
+    /// A messy human at a normal pace (speed 1, the default thinking): slides that rest
+    /// long on a transit square, captured pieces set down near the capture before they
+    /// leave the board, pieces knocked off their squares and put back, many captures made
+    /// by pushing the captured piece off, and quick replies after about half the moves
+    /// (60–180 ms). No takebacks, illegal moves or clock presses.
+    pub fn messy() -> Self {
+        HandOptions {
+            slide: 0.4,
+            slide_long_rest: 0.35,
+            capture: CaptureMix {
+                victim_first: 0.35,
+                mover_first: 0.25,
+                push_off: 0.4,
+            },
+            victim_set_down: 0.3,
+            quick_reply: 0.55,
+            quick_reply_ms: (60.0, 180.0),
+            knock: 0.06,
             ..HandOptions::default()
         }
     }
