@@ -127,6 +127,19 @@ pub enum GameEvent {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         san: Option<String>,
     },
+    /// A violation reported earlier is withdrawn: the ply it was seen on was misread and
+    /// has been retracted (the arbiter judges the right ply afresh once it is confirmed).
+    Withdrawn {
+        /// The ply of the violation.
+        ply: u32,
+        /// The article of the violation.
+        article: String,
+        /// The square of the violation, when it had one.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        square: Option<String>,
+        /// A sentence for people.
+        detail: String,
+    },
     /// The right to claim an earlier violation was lost: the claimant touched a piece.
     ClaimLapsed {
         /// The ply of the violation.

@@ -202,8 +202,10 @@ async fn emit_event(emitter: &SignalEmitter<'_>, event: &TimedEvent) -> zbus::Re
             ..
         } => BoardObject::violation(emitter, *ply, article, laws, detail).await?,
         // The arbiter's newer events travel in `Event` only, for now.
-        GameEvent::ClaimLapsed { .. } | GameEvent::Due { .. } => {}
-        GameEvent::Mismatch { squares, .. } => BoardObject::mismatch(emitter, squares.clone()).await?,
+        GameEvent::ClaimLapsed { .. } | GameEvent::Due { .. } | GameEvent::Withdrawn { .. } => {}
+        GameEvent::Mismatch { squares, .. } => {
+            BoardObject::mismatch(emitter, squares.clone()).await?
+        }
         GameEvent::Clock {
             white_ms,
             black_ms,

@@ -154,6 +154,7 @@ impl Arbiter {
                     })
                     .filter(|(_, rested)| *rested >= self.cfg.release);
             }
+            GameEvent::Retract { ply, .. } => self.withdraw(now, *ply),
             GameEvent::Move { ply, uci, .. } => {
                 let ply = *ply;
                 self.lapse(now, |c| c.ply < ply, "the claimant has moved");
@@ -332,6 +333,38 @@ impl Arbiter {
                 },
             });
         }
+    }
+
+    /// Ply `ply` was retracted (a misread corrected): what was reported on it and after it
+    /// is withdrawn, and the plies are judged afresh when confirmed again.
+    fn withdraw(&mut self, now: Time, ply: u32) {
+        let mut gone: Vec<(u32, Rule, Option<Square>)> = self
+            .reported
+            .iter()
+            .filter(|k| k.0 >= ply)
+            .copied()
+            .collect();
+        gone.sort_by_key(|&(p, rule, square)| (p, self.article(rule), square));
+        for &(p, rule, square) in &gone {
+            self.reported.remove(&(p, rule, square));
+            let article = self.article(rule);
+            self.events.push_back(TimedEvent {
+                t: now,
+                event: GameEvent::Withdrawn {
+                    ply: p,
+                    article: article.to_string(),
+                    square: square.map(|s| s.to_string()),
+                    detail: format!(
+                        "ply {p} was misread and has been corrected: the breach of {article} \
+                         reported on it is withdrawn."
+                    ),
+                },
+            });
+        }
+        self.claims.retain(|c| c.ply < ply);
+        self.last_move = None;
+        self.taken_back = None;
+        self.new_ply();
     }
 
     fn publish(&mut self, now: Time, ply: u32, f: &Finding, claimant: Color, lapsed: bool) {

@@ -553,7 +553,13 @@ mod tests {
         files.write(1).expect("write");
         assert!(files.apply(0, &mv(1, "e2e4", "e4", None)));
         files.write(0).expect("write");
-        assert!(!files.apply(0, &GameEvent::Mismatch { squares: vec![], nearest: None }));
+        assert!(!files.apply(
+            0,
+            &GameEvent::Mismatch {
+                squares: vec![],
+                nearest: None
+            }
+        ));
 
         let board2 = std::fs::read_to_string(dir.path().join("board-2.pgn")).expect("board-2");
         assert!(

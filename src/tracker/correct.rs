@@ -18,7 +18,9 @@
 //!
 //! Like the rest of the tracker it is handed `now` and does no IO.
 
-use shakmaty::{Bitboard, Color, Move, Piece, Position, Role};
+use std::time::Duration;
+
+use shakmaty::{Bitboard, Move, Position, Square};
 
 use super::Tracker;
 use super::explain::{self, BaseMoves, Candidate, Evidence, Keep, piece_bit};
@@ -44,28 +46,51 @@ fn merged(earlier: &[SquareEvent], later: &[SquareEvent]) -> Vec<SquareEvent> {
 }
 
 /// Whether every piece seen put down on a square that no ply of `c` touches or slides
-/// across is of a kind that `c` captures (a captured piece set down near by, then taken
-/// off the board).
-fn strays_were_taken(base: &BaseMoves, c: &Candidate, evidence: &Evidence) -> bool {
+/// across is a piece that `c` captures, put there after its capture began (a captured piece
+/// set down near by, then taken off the board): a piece seen before anything could have
+/// captured it was on the board, and a history without it is not the game played.
+fn strays_were_taken(
+    base: &BaseMoves,
+    c: &Candidate,
+    evidence: &Evidence,
+    slack: Duration,
+) -> bool {
+    // The pieces `c` captures, each with when its capture began.
+    let mut taken: Vec<(u16, Option<Time>)> = Vec::new();
     let mut pos = base.pos.clone();
     for m in c.moves() {
+        let victim = match m {
+            Move::EnPassant { from, to } => Some(Square::from_coords(to.file(), from.rank())),
+            _ => m.capture().map(|_| m.to()),
+        };
+        if let Some(sq) = victim
+            && let Some(piece) = pos.board().piece_at(sq)
+        {
+            let mut squares = Bitboard::from(sq);
+            if let Some(from) = m.from() {
+                squares.add(from);
+            }
+            let began = squares
+                .into_iter()
+                .filter_map(|s| evidence.first_lifted_at[s.to_usize()])
+                .min();
+            taken.push((piece_bit(piece), began));
+        }
         pos.play_unchecked(m);
     }
-    let mut taken: u16 = 0;
-    for color in [Color::White, Color::Black] {
-        for role in Role::ALL {
-            let piece = Piece { color, role };
-            let before = base.pos.board().by_piece(piece).count();
-            let after = pos.board().by_piece(piece).count();
-            if after < before {
-                taken |= piece_bit(piece);
-            }
-        }
-    }
     let strays = evidence.placed & !c.reach(base.pos.turn());
-    strays
-        .into_iter()
-        .all(|sq| evidence.seen[sq.to_usize()] & !taken == 0)
+    strays.into_iter().all(|sq| {
+        let seen = evidence.seen[sq.to_usize()];
+        let put = evidence.first_placed_at[sq.to_usize()];
+        seen != 0
+            && taken.iter().any(|&(bit, began)| {
+                seen & !bit == 0
+                    && match (began, put) {
+                        (Some(b), Some(p)) => p + slack >= b,
+                        _ => true,
+                    }
+            })
+    })
 }
 
 /// One earlier position of the game and what the board says happened since.
@@ -188,11 +213,14 @@ impl Tracker {
                 explain::explain(&base, &view, self.cfg.max_plies, Keep::Cheapest, &mut cands);
                 // A history that needs a piece nobody saw is weak evidence: it counts only
                 // when the board shows it done (no piece in the hand: one lifted may be an
-                // adjustment or a knocked piece) and it accounts for every placement seen.
-                cands.retain(|c| c.unseen == 0 || (c.strays == 0 && c.complete));
-                // A placement seen that no ply of the history accounts for must be a piece
-                // the history captures, set down for a moment beside the board's play.
-                cands.retain(|c| c.strays == 0 || strays_were_taken(&base, c, &evidence));
+                // adjustment or a knocked piece). A placement seen that no ply of the
+                // history accounts for must be a piece the history captures, set down for a
+                // moment beside the board's play.
+                let slack = view.order_slack;
+                cands.retain(|c| {
+                    (c.unseen == 0 || c.complete)
+                        && (c.strays == 0 || strays_were_taken(&base, c, &evidence, slack))
+                });
                 let free = cands.iter().any(|c| c.cost() == 0 && c.len > 0);
                 let takeback = cands.iter().any(|c| c.cost() == 0 && c.len == 0);
                 if !free || takeback {

@@ -299,7 +299,10 @@ impl Engine {
                 if let Some(board) = &mut self.board {
                     board.truncate(ply.saturating_sub(1) as usize);
                 }
-                self.info(format!("the board withdrew its move {uci}"));
+                self.info(format!(
+                    "correction: the board withdrew its move {uci} (ply {ply}); the game goes on from ply {}",
+                    ply.saturating_sub(1)
+                ));
             }
             GameEvent::Takeback { ply } => {
                 if let Some(board) = &mut self.board {
@@ -319,6 +322,7 @@ impl Engine {
                 detail,
                 ..
             } => self.info(format!("{laws} article {article}: {detail}")),
+            GameEvent::Withdrawn { detail, .. } => self.info(detail.clone()),
             GameEvent::ClaimLapsed {
                 article, detail, ..
             } => self.info(format!(

@@ -204,7 +204,13 @@ impl ScriptCore {
             }
             "mismatch" => {
                 let squares = rest.iter().map(|s| s.to_string()).collect();
-                self.emit(t, GameEvent::Mismatch { squares, nearest: None });
+                self.emit(
+                    t,
+                    GameEvent::Mismatch {
+                        squares,
+                        nearest: None,
+                    },
+                );
             }
             "takeback" => {
                 let ply: usize = rest.first().and_then(|s| s.parse().ok()).unwrap_or(0);
