@@ -45,20 +45,34 @@ fn merged(earlier: &[SquareEvent], later: &[SquareEvent]) -> Vec<SquareEvent> {
     out
 }
 
+/// How far from the capture square a captured piece may be set down (squares, any
+/// direction).
+const SET_DOWN_NEAR: u32 = 2;
+
 /// Whether every piece seen put down on a square that no ply of `c` touches or slides
-/// across is a piece that `c` captures, put there after its capture began (a captured piece
-/// set down near by, then taken off the board): a piece seen before anything could have
-/// captured it was on the board, and a history without it is not the game played.
+/// across is a piece that `c` captures, set down near the capture square after its capture
+/// can have begun, then taken off the board: a piece seen elsewhere, or before anything
+/// could have captured it, was on the board, and a history without it is not the game
+/// played.
 fn strays_were_taken(
     base: &BaseMoves,
     c: &Candidate,
     evidence: &Evidence,
     slack: Duration,
 ) -> bool {
-    // The pieces `c` captures, each with when its capture began.
-    let mut taken: Vec<(u16, Option<Time>)> = Vec::new();
+    let first_lift = |squares: Bitboard| {
+        squares
+            .into_iter()
+            .filter_map(|s| evidence.first_lifted_at[s.to_usize()])
+            .min()
+    };
+    // The pieces `c` captures: which, where, and when the capture can have begun.
+    let mut taken: Vec<(u16, Square, Option<Time>)> = Vec::new();
     let mut pos = base.pos.clone();
+    let mut prev_start: Option<Time> = None;
     for m in c.moves() {
+        let from = m.from().map_or(Bitboard::EMPTY, Bitboard::from);
+        let start = first_lift(from);
         let victim = match m {
             Move::EnPassant { from, to } => Some(Square::from_coords(to.file(), from.rank())),
             _ => m.capture().map(|_| m.to()),
@@ -66,16 +80,18 @@ fn strays_were_taken(
         if let Some(sq) = victim
             && let Some(piece) = pos.board().piece_at(sq)
         {
-            let mut squares = Bitboard::from(sq);
-            if let Some(from) = m.from() {
-                squares.add(from);
+            let mut began = first_lift(from | Bitboard::from(sq));
+            // A victim never seen on its square was lifted unseen: as early as the ply
+            // that put it there began.
+            if evidence.seen[sq.to_usize()] & piece_bit(piece) == 0 {
+                began = match (began, prev_start) {
+                    (Some(a), Some(b)) => Some(a.min(b)),
+                    (a, b) => a.or(b),
+                };
             }
-            let began = squares
-                .into_iter()
-                .filter_map(|s| evidence.first_lifted_at[s.to_usize()])
-                .min();
-            taken.push((piece_bit(piece), began));
+            taken.push((piece_bit(piece), sq, began));
         }
+        prev_start = start;
         pos.play_unchecked(m);
     }
     let strays = evidence.placed & !c.reach(base.pos.turn());
@@ -83,8 +99,9 @@ fn strays_were_taken(
         let seen = evidence.seen[sq.to_usize()];
         let put = evidence.first_placed_at[sq.to_usize()];
         seen != 0
-            && taken.iter().any(|&(bit, began)| {
+            && taken.iter().any(|&(bit, at, began)| {
                 seen & !bit == 0
+                    && sq.distance(at) <= SET_DOWN_NEAR
                     && match (began, put) {
                         (Some(b), Some(p)) => p + slack >= b,
                         _ => true,
