@@ -313,6 +313,9 @@ pub struct Summary {
     pub corrections: usize,
     /// Games whose published moves were ever wrong.
     pub wrong_games: usize,
+    /// Games whose final move list is the game played (transient misreads corrected on the
+    /// way allowed).
+    pub ends_right: usize,
     /// Each game's time wrong in all, in ms.
     pub wrong_ms: Vec<f64>,
     /// Each game's longest time wrong at once, in ms.
@@ -333,13 +336,15 @@ impl Summary {
             .extend_from_slice(&s.report_latencies_ms);
         self.corrections += s.corrections;
         self.wrong_games += usize::from(s.ever_wrong);
+        self.ends_right += usize::from(s.correct == s.expected && s.missed == 0);
         self.wrong_ms.push(s.wrong_ms);
         self.longest_wrong_ms.push(s.longest_wrong_ms);
     }
 
     /// The corrections and how long the published moves were wrong, on one line:
     /// `corrections N, wrong in G/M games, longest ms median X p99 Y, total ms median X
-    /// p99 Y` (quantiles over every game, the games never wrong counting 0).
+    /// p99 Y, ending right E/M` (quantiles over every game, the games never wrong counting
+    /// 0; ending right: the final move list is the game played).
     pub fn history(&self) -> String {
         let q = |v: &[f64], x: f64| {
             quantile(v, x)
@@ -347,7 +352,7 @@ impl Summary {
                 .unwrap_or_else(|| "-".into())
         };
         format!(
-            "corrections {}, wrong in {}/{} games, longest ms median {} p99 {}, total ms median {} p99 {}",
+            "corrections {}, wrong in {}/{} games, longest ms median {} p99 {}, total ms median {} p99 {}, ending right {}/{}",
             self.corrections,
             self.wrong_games,
             self.games,
@@ -355,6 +360,8 @@ impl Summary {
             q(&self.longest_wrong_ms, 0.99),
             q(&self.wrong_ms, 0.5),
             q(&self.wrong_ms, 0.99),
+            self.ends_right,
+            self.games,
         )
     }
 

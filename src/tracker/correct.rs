@@ -228,15 +228,16 @@ impl Tracker {
                 let view = sight(&self.cfg, &self.sensed, Bitboard::EMPTY, &evidence);
                 let mut cands = Vec::new();
                 explain::explain(&base, &view, self.cfg.max_plies, Keep::Cheapest, &mut cands);
-                // A history that needs a piece nobody saw is weak evidence: it counts only
-                // when the board shows it done (no piece in the hand: one lifted may be an
-                // adjustment or a knocked piece). A placement seen that no ply of the
+                // A history counts only when the board shows it done: a piece in the hand
+                // may be an adjustment or a knocked piece, which a history with a move
+                // under way would take for a ply. A placement seen that no ply of the
                 // history accounts for must be a piece the history captures, set down for a
                 // moment beside the board's play.
                 let slack = view.order_slack;
                 cands.retain(|c| {
-                    (c.unseen == 0 || c.complete)
-                        && (c.strays == 0 || strays_were_taken(&base, c, &evidence, slack))
+                    c.len == 0
+                        || (c.complete
+                            && (c.strays == 0 || strays_were_taken(&base, c, &evidence, slack)))
                 });
                 let free = cands.iter().any(|c| c.cost() == 0 && c.len > 0);
                 let takeback = cands.iter().any(|c| c.cost() == 0 && c.len == 0);
