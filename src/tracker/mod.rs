@@ -549,10 +549,7 @@ impl Tracker {
                     break;
                 }
                 Verdict::Unexplained(common) => {
-                    // A board back in an earlier position is a takeback once it has stood
-                    // still: a captured piece set down for a moment on a square one of the
-                    // plies left can pass for one.
-                    if self.stable_for(now, self.cfg.settle) && self.try_takeback(now) {
+                    if self.try_takeback(now) {
                         continue;
                     }
                     match self.try_retract(now) {
