@@ -81,7 +81,12 @@ pub struct GameScore {
 impl GameScore {
     /// Whether the final game is exactly the game played.
     pub fn exact(&self) -> bool {
-        self.correct == self.expected && self.misread == 0 && self.missed == 0
+        self.ends_right() && self.misread == 0
+    }
+
+    /// Whether the final game is the game played, misreads corrected on the way allowed.
+    pub fn ends_right(&self) -> bool {
+        self.correct == self.expected && self.missed == 0
     }
 }
 
@@ -336,7 +341,7 @@ impl Summary {
             .extend_from_slice(&s.report_latencies_ms);
         self.corrections += s.corrections;
         self.wrong_games += usize::from(s.ever_wrong);
-        self.ends_right += usize::from(s.correct == s.expected && s.missed == 0);
+        self.ends_right += usize::from(s.ends_right());
         self.wrong_ms.push(s.wrong_ms);
         self.longest_wrong_ms.push(s.longest_wrong_ms);
     }

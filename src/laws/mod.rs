@@ -345,8 +345,8 @@ impl Arbiter {
             .copied()
             .collect();
         gone.sort_by_key(|&(p, rule, square)| (p, self.article(rule), square));
+        self.reported.retain(|k| k.0 < ply);
         for &(p, rule, square) in &gone {
-            self.reported.remove(&(p, rule, square));
             let article = self.article(rule);
             self.events.push_back(TimedEvent {
                 t: now,

@@ -22,11 +22,11 @@ use std::time::Duration;
 
 use shakmaty::{Bitboard, Move, Position, Square};
 
-use super::Tracker;
 use super::explain::{self, BaseMoves, Candidate, Evidence, Keep, piece_bit};
 use super::game::SquareEvent;
 use super::release::{Verdict, decide};
 use super::sight;
+use super::{Tracker, describe};
 use crate::event::GameEvent;
 use crate::time::Time;
 
@@ -167,16 +167,7 @@ impl Tracker {
                 .iter()
                 .filter(|c| c.cost() == 0)
                 .take(8)
-                .map(|c| {
-                    let moves: Vec<String> = c.moves().map(|m| m.to_string()).collect();
-                    format!(
-                        "[{}] u{} s{}{}",
-                        moves.join(" "),
-                        c.unseen,
-                        c.strays,
-                        if c.complete { " complete" } else { "" }
-                    )
-                })
+                .map(describe)
                 .collect();
             tracing::debug!(
                 t_ms = now.as_ms_f64(),
@@ -281,10 +272,7 @@ impl Tracker {
             .collect();
         game.truncate(keep);
         for (ply, uci) in undone.into_iter().rev() {
-            self.events.push_back(crate::event::TimedEvent {
-                t: now,
-                event: GameEvent::Retract { ply, uci },
-            });
+            self.emit(now, GameEvent::Retract { ply, uci });
         }
         self.log = h.log;
         self.evidence.rebuild(&self.log);

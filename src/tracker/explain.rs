@@ -372,26 +372,25 @@ impl Candidate {
     /// The squares the plies after the first may touch or slide across, `turn` being the
     /// side to play the first.
     pub fn later_reach(&self, turn: Color) -> Bitboard {
-        let mut out = Bitboard::EMPTY;
-        let mut side = turn;
-        for (k, m) in self.moves().enumerate() {
-            if k > 0 {
-                let (touched, path) = reach(m, side);
-                out |= touched | path;
-            }
-            side = !side;
-        }
-        out
+        self.reach_from(1, turn)
     }
 
     /// The squares every ply may touch or slide across, `turn` being the side to play the
     /// first.
     pub fn reach(&self, turn: Color) -> Bitboard {
+        self.reach_from(0, turn)
+    }
+
+    /// The squares the plies from the `first`-th on (counted from 0) may touch or slide
+    /// across, `turn` being the side to play the first ply of the sequence.
+    fn reach_from(&self, first: usize, turn: Color) -> Bitboard {
         let mut out = Bitboard::EMPTY;
         let mut side = turn;
-        for m in self.moves() {
-            let (touched, path) = reach(m, side);
-            out |= touched | path;
+        for (k, m) in self.moves().enumerate() {
+            if k >= first {
+                let (touched, path) = reach(m, side);
+                out |= touched | path;
+            }
             side = !side;
         }
         out

@@ -178,6 +178,25 @@ fn sight<'a>(
     }
 }
 
+/// One candidate as the tracker's logs show it: its moves, cost, ghosted, unseen and
+/// stray counts, the squares it leaves unexplained, and whether its last move rests on a
+/// transit square or is complete.
+fn describe(c: &Candidate) -> String {
+    let moves: Vec<String> = c.moves().map(|m| m.to_string()).collect();
+    let unexplained: Vec<String> = c.unexplained.into_iter().map(|s| s.to_string()).collect();
+    format!(
+        "[{}] cost {} g{} u{} s{} unexplained {:?}{}{}",
+        moves.join(" "),
+        c.cost(),
+        c.ghosted,
+        c.unseen,
+        c.strays,
+        unexplained,
+        if c.transit { " transit" } else { "" },
+        if c.complete { " complete" } else { "" },
+    )
+}
+
 /// Squares tolerated as stale sensors at most (one broken sensor).
 const MAX_GHOSTS: usize = 1;
 
@@ -606,22 +625,7 @@ impl Tracker {
             .iter()
             .filter(|c| c.cost() <= 1)
             .take(12)
-            .map(|c| {
-                let moves: Vec<String> = c.moves().map(|m| m.to_string()).collect();
-                format!(
-                    "[{}] cost {} g{} u{} unexplained {:?}{}{}",
-                    moves.join(" "),
-                    c.cost(),
-                    c.ghosted,
-                    c.unseen,
-                    c.unexplained
-                        .into_iter()
-                        .map(|s| s.to_string())
-                        .collect::<Vec<_>>(),
-                    if c.transit { " transit" } else { "" },
-                    if c.complete { " complete" } else { "" },
-                )
-            })
+            .map(describe)
             .collect();
         tracing::trace!(
             t_ms = now.as_ms_f64(),
@@ -768,11 +772,7 @@ impl Tracker {
             fen,
             clock_ms: None,
             emt_ms: None,
-            alternatives: others
-                .iter()
-                .filter(|o| **o != m)
-                .map(|o| o.to_uci(mode).to_string())
-                .collect(),
+            alternatives: others.iter().map(|o| o.to_uci(mode).to_string()).collect(),
         };
         let outcome = game.outcome(has_moves);
         self.evidence.rebuild(&self.log);
@@ -823,9 +823,8 @@ impl Tracker {
     /// When the released board is explained only by sequences that each need a piece the
     /// sensors never saw (a pawn taken at once, en passant or not), and they all end in the
     /// same position, the order cannot matter for the game from here on: the first is
-    /// taken, rather than leaving the game stuck.
-    /// The first moves of the other sequences, which the sensors cannot tell from it, come
-    /// with it.
+    /// taken, rather than leaving the game stuck. The first moves of the other sequences,
+    /// which the sensors cannot tell from it, come with it (none of them is the first).
     fn transposed(&self) -> Option<(Move, Vec<Move>)> {
         let base = self.base.as_ref()?;
         let best = self.cands.iter().filter(|c| c.cost() == 0 && c.complete);
