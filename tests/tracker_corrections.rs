@@ -16,7 +16,7 @@ use std::time::Duration;
 use eboardd::event::GameEvent;
 use eboardd::sensing::SquareChange;
 use eboardd::time::Time;
-use eboardd::tracker::{Tracker, TrackerConfig};
+use eboardd::tracker::{SlideRests, Tracker, TrackerConfig};
 use shakmaty::{Bitboard, Board};
 use tracker_common::*;
 
@@ -548,4 +548,114 @@ fn two_wrong_squares_stay_a_mismatch() {
         run.lines()
     );
     assert_eq!(run.count("retract"), 0, "{}", run.lines());
+}
+
+/// White's rook on a1 and Black's on h6, kings on g1 and g8.
+const ROOKS_FEN: &str = "6k1/8/7r/8/8/8/8/R5K1 w - - 0 1";
+
+/// A slide of the piece on `from` to `next`, a rest of `rest_ms` there (the hand still on
+/// the piece), and on to `to`, starting at `at_ms`: each step 20 ms from lift to placement.
+fn slide_with_rest(
+    at_ms: f64,
+    piece: char,
+    from: &'static str,
+    next: &'static str,
+    rest_ms: f64,
+    to: &'static str,
+) -> Vec<(f64, &'static str, Option<char>)> {
+    vec![
+        (at_ms, from, None),
+        (at_ms + 20.0, next, Some(piece)),
+        (at_ms + 20.0 + rest_ms, next, None),
+        (at_ms + 40.0 + rest_ms, to, Some(piece)),
+    ]
+}
+
+/// Ra3 (resting 500 ms on a2), Kh8, Rc3 (resting 500 ms on b3), Rf6 (resting 500 ms on g6).
+fn rooks_resting_on_their_way() -> Script {
+    let mut changes = slide_with_rest(1000.0, 'R', "a1", "a2", 500.0, "a3");
+    changes.extend([(3000.0, "g8", None), (3300.0, "h8", Some('k'))]);
+    changes.extend(slide_with_rest(5000.0, 'R', "a3", "b3", 500.0, "c3"));
+    changes.extend(slide_with_rest(7000.0, 'r', "h6", "g6", 500.0, "f6"));
+    timeline(&changes)
+}
+
+#[test]
+fn a_player_seen_resting_on_the_way_has_later_slides_waited_for() {
+    let (cfg, start) = set_up(ROOKS_FEN, config());
+    let run = run_script_with(cfg, &start, &rooks_resting_on_their_way());
+    assert_eq!(
+        run.final_uci(),
+        ["a1a3", "g8h8", "a3c3", "h6f6"],
+        "{}",
+        run.lines()
+    );
+    // White's first rest is read as a move and corrected; that teaches the tracker that
+    // White rests on the way: White's second rest is never published. Black, never seen
+    // resting, is read as before: Black's rest is confirmed and corrected.
+    let retracted: Vec<String> = retracts(&run).into_iter().map(|r| r.2).collect();
+    assert_eq!(retracted, ["a1a2", "h6g6"], "{}", run.lines());
+    assert!(
+        !run.moves().iter().any(|m| m.2 == "a3b3"),
+        "{}",
+        run.lines()
+    );
+    // White's second slide is waited for the slide rest after its last placement.
+    let rest = config().slide_rest.as_secs_f64() * 1000.0;
+    assert!(
+        confirm_time(&run, "a3c3") >= 5540.0 + rest,
+        "{}",
+        run.lines()
+    );
+}
+
+#[test]
+fn slides_of_players_never_seen_resting_wait_only_the_settle_window() {
+    let (cfg, start) = set_up(ROOKS_FEN, config());
+    // 1. Ra3, slid with no rest on a2.
+    let s = timeline(&slide_with_rest(1000.0, 'R', "a1", "a2", 60.0, "a3"));
+    let run = run_script_with(cfg.clone(), &start, &s);
+    assert_eq!(run.final_uci(), ["a1a3"], "{}", run.lines());
+    let settle = cfg.settle.as_secs_f64() * 1000.0;
+    assert!(
+        confirm_time(&run, "a1a3") <= 1100.0 + settle + 1.0,
+        "{}",
+        run.lines()
+    );
+}
+
+#[test]
+fn with_slide_rests_always_no_rest_on_the_way_is_published() {
+    let cfg = TrackerConfig {
+        slide_rests: SlideRests::Always,
+        ..config()
+    };
+    let (cfg, start) = set_up(ROOKS_FEN, cfg);
+    let run = run_script_with(cfg, &start, &rooks_resting_on_their_way());
+    assert_eq!(
+        run.final_uci(),
+        ["a1a3", "g8h8", "a3c3", "h6f6"],
+        "{}",
+        run.lines()
+    );
+    assert_eq!(run.count("retract"), 0, "{}", run.lines());
+}
+
+#[test]
+fn with_slide_rests_always_a_piece_lifted_and_put_down_waits_only_the_settle_window() {
+    let cfg = TrackerConfig {
+        slide_rests: SlideRests::Always,
+        ..config()
+    };
+    let (cfg, start) = set_up(ROOKS_FEN, cfg);
+    // 1. Ra3, the rook carried for 300 ms: where it could go on, but it did not slide.
+    let s = timeline(&[(1000.0, "a1", None), (1300.0, "a3", Some('R'))]);
+    let run = run_script_with(cfg.clone(), &start, &s);
+    assert_eq!(run.final_uci(), ["a1a3"], "{}", run.lines());
+    let settle = cfg.settle.as_secs_f64() * 1000.0;
+    assert!(
+        confirm_time(&run, "a1a3") <= 1300.0 + settle + 1.0,
+        "{}",
+        run.lines()
+    );
 }

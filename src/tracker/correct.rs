@@ -143,14 +143,21 @@ impl Tracker {
     /// confirms the right plies), `Err(Some(t))` when a history may be proved at `t`.
     pub(super) fn try_correct(&mut self, now: Time) -> Result<bool, Option<Time>> {
         self.find_histories();
-        let timing = self.timing(now);
+        let window = self.slide_window();
         let mut wake: Option<Time> = None;
         let mut chosen = None;
+        let mut chosen_move = None;
         for (i, h) in self.histories.found.iter().enumerate() {
-            let verdict = decide(&h.cands, timing, |c| h.base.first_moves_on(c, &h.evidence));
+            let verdict = decide(
+                &h.cands,
+                self.timing_for(now, Some(h.base.turn())),
+                |c| h.base.first_moves_on(c, &h.evidence),
+                |c| h.base.first_slid(c, &h.evidence, window),
+            );
             match verdict {
                 Verdict::Confirm(m) if self.differs_at(h.undo, m) => {
                     chosen = Some(i);
+                    chosen_move = Some(m);
                     break;
                 }
                 Verdict::Wait(Some(t)) => wake = Some(wake.map_or(t, |w: Time| w.min(t))),
@@ -177,6 +184,12 @@ impl Tracker {
             );
         }
         self.histories = Histories::default();
+        if let (Some(m), Some(g)) = (chosen_move, &self.game)
+            && let Some(p) = g.len().checked_sub(h.undo).and_then(|i| g.plies().get(i))
+        {
+            let was = p.mv;
+            self.note_rest(h.base.turn(), was, m);
+        }
         self.take_back_to(now, h);
         Ok(true)
     }

@@ -28,6 +28,10 @@ pub const MAX_COST: u32 = 3;
 /// At most this many candidates are kept; the search stops adding beyond it.
 const MAX_CANDIDATES: usize = 512;
 
+/// A piece that appears on a square this soon after leaving the one next to it on its line
+/// (or before) slid there: a hand that lifts a piece and puts it down takes longer.
+pub const SLIDE_STEP: Duration = Duration::from_millis(100);
+
 /// A later ply may seem to start this much before an earlier one (a board reports the
 /// squares of one scan in its own order), when the board's sensor lag is not known.
 pub const ORDER_SLACK: Duration = Duration::from_millis(400);
@@ -750,6 +754,11 @@ impl BaseMoves {
         }
     }
 
+    /// The side to move.
+    pub fn turn(&self) -> Color {
+        self.pos.turn()
+    }
+
     /// When the first move of `c` (a candidate of this base) might still have its piece
     /// moving on to a further square of its line (it rests where a longer move of the same
     /// piece passes): the last change on that move's squares. Its release is then proved
@@ -757,6 +766,51 @@ impl BaseMoves {
     /// weighs, rather than worked out for every candidate found.
     pub fn first_moves_on(&self, c: &Candidate, evidence: &Evidence) -> Option<Time> {
         c.first().and_then(|m| self.moving_on_since(m, evidence))
+    }
+
+    /// Whether the first move of `c`, a move under way whose piece rests on a square of its
+    /// line, brought the piece there by sliding: it was seen on a square of the line behind,
+    /// or it appeared there within `window` of leaving its origin (a hand that lifts a
+    /// piece and puts it down takes longer). A slid piece may rest a while with the hand
+    /// still on it, and go on.
+    pub fn first_slid(&self, c: &Candidate, evidence: &Evidence, window: Duration) -> bool {
+        let Some(Move::Normal { from, to, .. }) = c.first() else {
+            return false;
+        };
+        let placed_last = |sq: Square| {
+            let i = sq.to_usize();
+            evidence.placed.contains(sq)
+                && evidence.changed_at[i].is_some()
+                && evidence.changed_at[i] != evidence.lifted_at[i]
+        };
+        let Some(rest) = attacks::between(from, to)
+            .into_iter()
+            .filter(|&sq| placed_last(sq))
+            .max_by_key(|&sq| evidence.changed_at[sq.to_usize()])
+        else {
+            return false;
+        };
+        // The squares between are empty before the move: a lift there is the piece's.
+        let behind = attacks::between(from, rest);
+        if behind
+            .into_iter()
+            .any(|sq| evidence.lifted_at[sq.to_usize()].is_some())
+        {
+            return true;
+        }
+        // Else it left its origin (or a square the board never saw it on) just before.
+        let (Some(placed), Some(left)) = (
+            evidence.changed_at[rest.to_usize()],
+            evidence.lifted_at[from.to_usize()],
+        ) else {
+            return false;
+        };
+        let gap = if placed >= left {
+            placed.saturating_since(left)
+        } else {
+            left.saturating_since(placed)
+        };
+        gap <= window
     }
 
     /// When the squares of `mv` last changed, if its piece, put down on its destination,

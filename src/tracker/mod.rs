@@ -59,7 +59,7 @@ pub mod start;
 use std::collections::VecDeque;
 use std::time::Duration;
 
-use shakmaty::{Bitboard, Board, Chess, Move, Position, Role};
+use shakmaty::{Bitboard, Board, Chess, Color, Move, Position, Role, attacks};
 
 use crate::event::{GameEvent, TimedEvent};
 use crate::sensing::SquareChange;
@@ -89,6 +89,12 @@ pub struct TrackerConfig {
     /// rook of a castling put down before the king is touched), unless the clock or the
     /// opponent proves it sooner.
     pub ambiguity: Duration,
+    /// How long a piece that slid onto a square where a longer move of it passes may rest
+    /// there before the move counts as released (unless the opponent or the clock proves it
+    /// sooner): a hand sliding a piece may stop on the way, the hand still on it, and go on.
+    pub slide_rest: Duration,
+    /// Which players' slid pieces wait the slide rest.
+    pub slide_rests: SlideRests,
     /// How long the board must stay unexplained before a `mismatch` is reported.
     pub mismatch_after: Duration,
     /// Whether the board reports which piece stands on a square (DGT, Millennium). `false`
@@ -108,12 +114,36 @@ pub struct TrackerConfig {
 /// README's figures).
 pub const DEFAULT_SETTLE: Duration = Duration::from_millis(260);
 
+/// Which players' slid pieces wait the slide rest ([`TrackerConfig::slide_rest`]) before
+/// their move counts as released.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum SlideRests {
+    /// None: a slid piece is released when the board settles, as any other; a rest on the
+    /// way is confirmed and then corrected when the piece goes on.
+    Never,
+    /// A player's, once the player has been seen, in this game, to rest a piece on its way
+    /// (a move confirmed, then continued by the same piece along its line): one correction,
+    /// then the player's slides are waited for. Players who slide without resting lose no
+    /// time.
+    #[default]
+    Learned,
+    /// Every player's, from the first move: no rest on the way is ever confirmed, and every
+    /// slide that stops where its piece could go on waits the slide rest.
+    Always,
+}
+
+/// The slide rest unless configured otherwise: above the longest rest of a hand on a slid
+/// piece on its way (700 ms), and a scan.
+pub const DEFAULT_SLIDE_REST: Duration = Duration::from_millis(800);
+
 impl Default for TrackerConfig {
     fn default() -> Self {
         TrackerConfig {
             settle: DEFAULT_SETTLE,
             sensor_lag: None,
             ambiguity: Duration::from_millis(1200),
+            slide_rest: DEFAULT_SLIDE_REST,
+            slide_rests: SlideRests::Learned,
             mismatch_after: Duration::from_millis(1000),
             piece_identity: true,
             promotion_default: Role::Queen,
@@ -159,6 +189,9 @@ pub struct Tracker {
     histories: correct::Histories,
     /// Histories rewritten since the tracker was made.
     corrections: u64,
+    /// The sides (by [`Color`] index: white 0) seen, in this game, to rest a piece on its
+    /// way: a move confirmed and then continued along its line by the same piece.
+    rests_on_way: [bool; 2],
 }
 
 /// What the search for explanations sees, made the same way for every search.
@@ -252,6 +285,7 @@ impl Tracker {
             explained: None,
             histories: correct::Histories::default(),
             corrections: 0,
+            rests_on_way: [false; 2],
         }
     }
 
@@ -424,6 +458,7 @@ impl Tracker {
         self.base = Some(BaseMoves::new(start.pos.clone()));
         self.epoch += 1;
         self.game = Some(Game::new(start));
+        self.rests_on_way = [false; 2];
         self.log.clear();
         self.evidence.rebuild(&[]);
         self.ghost = Bitboard::EMPTY;
@@ -480,12 +515,53 @@ impl Tracker {
     /// What the candidates of the sensed board say should happen now.
     fn verdict(&self, now: Time) -> Verdict {
         let base = self.base.as_ref();
-        decide(&self.cands, self.timing(now), |c| {
-            base.and_then(|b| b.first_moves_on(c, &self.evidence))
-        })
+        decide(
+            &self.cands,
+            self.timing(now),
+            |c| base.and_then(|b| b.first_moves_on(c, &self.evidence)),
+            |c| base.is_some_and(|b| b.first_slid(c, &self.evidence, self.slide_window())),
+        )
+    }
+
+    /// How long a slid piece of the side `turn` may rest on its way (see
+    /// [`TrackerConfig::slide_rest`] and [`SlideRests`]).
+    fn slide_rest(&self, turn: Option<Color>) -> Duration {
+        let rests = match self.cfg.slide_rests {
+            SlideRests::Never => false,
+            SlideRests::Always => true,
+            SlideRests::Learned => turn.is_some_and(|c| self.rests_on_way[c as usize]),
+        };
+        if rests {
+            self.cfg.slide_rest
+        } else {
+            Duration::ZERO
+        }
+    }
+
+    /// Notes that the side `turn` rested a piece on its way: the move `was`, confirmed,
+    /// turned out to be the first part of `is`, a longer move of the same piece.
+    fn note_rest(&mut self, turn: Color, was: Move, is: Move) {
+        if let Some(from) = is.from()
+            && was.from() == Some(from)
+            && attacks::between(from, is.to()).contains(was.to())
+            && !self.rests_on_way[turn as usize]
+        {
+            tracing::debug!(side = ?turn, "a piece rested on its way: slides now wait the slide rest");
+            self.rests_on_way[turn as usize] = true;
+        }
+    }
+
+    /// How soon after leaving its origin a piece seen next to it slid there.
+    fn slide_window(&self) -> Duration {
+        explain::SLIDE_STEP + self.cfg.sensor_lag.unwrap_or(Duration::ZERO)
     }
 
     fn timing(&self, now: Time) -> Timing {
+        self.timing_for(now, self.base.as_ref().map(BaseMoves::turn))
+    }
+
+    /// The times a decision on a move of `turn` depends on.
+    fn timing_for(&self, now: Time, turn: Option<Color>) -> Timing {
         Timing {
             now,
             last_change: self.last_change,
@@ -493,6 +569,7 @@ impl Tracker {
             settle: self.cfg.settle,
             sensor_lag: self.cfg.sensor_lag.unwrap_or(Duration::ZERO),
             ambiguity: self.cfg.ambiguity,
+            slide_rest: self.slide_rest(turn),
         }
     }
 
@@ -906,9 +983,12 @@ impl Tracker {
         let mut cands = Vec::new();
         explain::explain(&bm, &sight, 1, Keep::All, &mut cands);
         cands.retain(|c| c.first() != Some(last_mv));
-        let verdict = decide(&cands, self.timing(now), |c| {
-            bm.first_moves_on(c, &evidence)
-        });
+        let verdict = decide(
+            &cands,
+            self.timing_for(now, Some(prev.turn())),
+            |c| bm.first_moves_on(c, &evidence),
+            |c| bm.first_slid(c, &evidence, self.slide_window()),
+        );
         let m = match verdict {
             Verdict::Confirm(m) => m,
             Verdict::Wait(t) => return Err(t),
@@ -926,6 +1006,7 @@ impl Tracker {
             return Err(Some(self.last_change + self.cfg.settle));
         }
         let uci = last.uci.clone();
+        let turn = prev.turn();
         let mut log = last.log.clone();
         log.append(&mut self.log);
         if let Some(g) = &mut self.game {
@@ -935,6 +1016,7 @@ impl Tracker {
         self.log = log;
         self.base = Some(bm);
         self.epoch += 1;
+        self.note_rest(turn, last_mv, m);
         self.emit(now, GameEvent::Retract { ply: n as u32, uci });
         Ok(true)
     }

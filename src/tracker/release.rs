@@ -54,6 +54,9 @@ pub struct Timing {
     pub sensor_lag: Duration,
     /// How long a complete move waits for an unfinished alternative (castling rook-first).
     pub ambiguity: Duration,
+    /// How long a piece that slid onto a square of its line may rest there, the hand still
+    /// on it, before it goes on.
+    pub slide_rest: Duration,
 }
 
 /// The fewest plies among the candidates that `keep` accepts.
@@ -79,11 +82,14 @@ fn agree(cands: &[Candidate], keep: impl Fn(&Candidate) -> bool, len: u8) -> (Op
 
 /// Decides from the candidates (as found by [`super::explain::explain`]) and the times.
 /// `first_moves_on` tells when a candidate's first piece may still be moving on along its line
-/// ([`super::explain::BaseMoves::first_moves_on`]); it is asked only when it matters.
+/// ([`super::explain::BaseMoves::first_moves_on`]), `first_slid` whether a candidate's first
+/// piece, resting on its line, slid there ([`super::explain::BaseMoves::first_slid`]); they
+/// are asked only when it matters.
 pub fn decide(
     cands: &[Candidate],
     t: Timing,
     first_moves_on: impl Fn(&Candidate) -> Option<Time>,
+    first_slid: impl Fn(&Candidate) -> bool,
 ) -> Verdict {
     let Some(best_cost) = cands.iter().map(Candidate::cost).min() else {
         return Verdict::Idle;
@@ -189,6 +195,16 @@ pub fn decide(
     }
     if !stable && let Some(at) = moving_on() {
         return Verdict::Wait(Some(at + t.sensor_lag));
+    }
+    // A piece that slid onto a square of its line may rest there longer, the hand still on
+    // it: the move it may be making waits for the slide rest, unless the clock is pressed.
+    if !t.clock_pressed
+        && t.now.saturating_since(t.last_change) < t.slide_rest
+        && cands
+            .iter()
+            .any(|c| free(c) && c.len == len && c.transit && first_slid(c))
+    {
+        return Verdict::Wait(Some(t.last_change + t.slide_rest));
     }
     // The pieces are released: nothing rests on a transit square any more.
     let settled = |c: &Candidate| free(c) && !c.transit;

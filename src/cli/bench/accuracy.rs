@@ -20,7 +20,7 @@ use crate::sim::device::BoardOptions;
 use crate::sim::{Game, HandOptions, TraceOptions, games, generate_trace, pgn, simulate};
 use crate::time::Time;
 use crate::trace::parse_trace;
-use crate::tracker::{Tracker, TrackerConfig};
+use crate::tracker::{SlideRests, Tracker, TrackerConfig};
 
 /// Options of `eboardd bench accuracy`.
 #[derive(Debug, Clone, Args)]
@@ -52,10 +52,35 @@ pub struct AccuracyArgs {
     /// tracker's).
     #[arg(long, value_name = "MS")]
     pub settle_ms: Option<u64>,
+    /// Whose slid pieces eboardd waits for, in case they rest on their way (`accuracy`,
+    /// `traces`; default: the tracker's).
+    #[arg(long, value_enum, value_name = "WHOSE")]
+    pub slide_rests: Option<SlideRestsArg>,
     /// Write every trace not reconstructed exactly to this folder, with its truth beside it
     /// (`NAME.trace`, `NAME.json`), to replay and debug.
     #[arg(long, value_name = "DIR")]
     pub keep_failures: Option<PathBuf>,
+}
+
+/// Whose slid pieces wait the slide rest (see [`SlideRests`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum SlideRestsArg {
+    /// Nobody's.
+    Never,
+    /// A player's once seen resting a piece on its way.
+    Learned,
+    /// Everybody's, from the first move.
+    Always,
+}
+
+impl From<SlideRestsArg> for SlideRests {
+    fn from(a: SlideRestsArg) -> SlideRests {
+        match a {
+            SlideRestsArg::Never => SlideRests::Never,
+            SlideRestsArg::Learned => SlideRests::Learned,
+            SlideRestsArg::Always => SlideRests::Always,
+        }
+    }
 }
 
 /// Which boards to play on.
@@ -145,7 +170,7 @@ pub(super) fn run(args: &AccuracyArgs) -> anyhow::Result<()> {
         let speed = hand.speed * args.hand_speed;
         hand.with_speed(speed)
     };
-    let ours = ours(args.settle_ms);
+    let ours = ours(args.settle_ms, args.slide_rests);
     let peers = CoreConfig {
         reconstruction: Reconstruction::StillBoard {
             wait: Duration::from_millis(250),
@@ -153,13 +178,14 @@ pub(super) fn run(args: &AccuracyArgs) -> anyhow::Result<()> {
         ..CoreConfig::default()
     };
     println!(
-        "accuracy: {} games x {} hand(s) x {} board type(s), hand {:?} at speed {}, eboardd settle {} ms",
+        "accuracy: {} games x {} hand(s) x {} board type(s), hand {:?} at speed {}, eboardd settle {} ms, slide rests {:?}",
         games.len(),
         args.seeds,
         protocols.len(),
         args.hand,
         hand.speed,
-        ours.tracker.settle.as_millis()
+        ours.tracker.settle.as_millis(),
+        ours.tracker.slide_rests
     );
     let started = Instant::now();
     let mut totals = [Summary::default(), Summary::default()];
@@ -228,11 +254,14 @@ fn print_summaries(summaries: &[Summary; 2]) {
     }
 }
 
-/// eboardd's configuration, with the settle window asked for.
-pub(super) fn ours(settle_ms: Option<u64>) -> CoreConfig {
+/// eboardd's configuration, with the settle window and slide rests asked for.
+pub(super) fn ours(settle_ms: Option<u64>, slide_rests: Option<SlideRestsArg>) -> CoreConfig {
     let mut config = CoreConfig::default();
     if let Some(ms) = settle_ms {
         config.tracker.settle = Duration::from_millis(ms);
+    }
+    if let Some(whose) = slide_rests {
+        config.tracker.slide_rests = whose.into();
     }
     config
 }

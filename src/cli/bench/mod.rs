@@ -61,7 +61,11 @@ pub enum BenchWhat {
 pub fn run(args: BenchArgs) -> anyhow::Result<()> {
     match args.what {
         BenchWhat::Codec => codec(args.megabytes.max(1)),
-        BenchWhat::Traces => traces::run(&args.paths, args.accuracy.settle_ms)?,
+        BenchWhat::Traces => traces::run(
+            &args.paths,
+            args.accuracy.settle_ms,
+            args.accuracy.slide_rests,
+        )?,
         BenchWhat::Accuracy => accuracy::run(&args.accuracy)?,
         BenchWhat::Laws => laws::run(&args.paths, args.accuracy.verbose)?,
     }

@@ -7,7 +7,11 @@ use crate::pipeline::{CoreConfig, Reconstruction};
 use crate::trace::read_trace_file;
 
 /// Scores every trace (files, or folders of `NAME.trace` with `NAME.json` beside).
-pub(super) fn run(paths: &[PathBuf], settle_ms: Option<u64>) -> anyhow::Result<()> {
+pub(super) fn run(
+    paths: &[PathBuf],
+    settle_ms: Option<u64>,
+    slide_rests: Option<super::accuracy::SlideRestsArg>,
+) -> anyhow::Result<()> {
     let mut files = Vec::new();
     for p in paths {
         if p.is_dir() {
@@ -22,7 +26,7 @@ pub(super) fn run(paths: &[PathBuf], settle_ms: Option<u64>) -> anyhow::Result<(
         }
     }
     let contenders = [
-        ("eboardd", super::accuracy::ours(settle_ms)),
+        ("eboardd", super::accuracy::ours(settle_ms, slide_rests)),
         (
             "still-250ms",
             CoreConfig {
