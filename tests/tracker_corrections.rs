@@ -659,3 +659,46 @@ fn with_slide_rests_always_a_piece_lifted_and_put_down_waits_only_the_settle_win
         run.lines()
     );
 }
+
+#[test]
+fn a_captured_piece_set_down_where_its_own_move_could_have_gone_changes_nothing() {
+    // White's bishop on c4 could go to b3 or b5; Black's knight on a5 takes on b3.
+    let (cfg, start) = set_up("6k1/5ppp/8/n7/2B5/8/5PPP/6K1 w - - 0 1", config());
+    // Bb3; seconds later Black lifts the bishop off b3, sets it down on b5 for a moment
+    // (where Bb5 would have put it), and plays Nxb3.
+    let s = timeline(&[
+        (1000.0, "c4", None),
+        (1300.0, "b3", Some('B')),
+        (6000.0, "b3", None),
+        (6170.0, "b5", Some('B')),
+        (6400.0, "a5", None),
+        (6700.0, "b3", Some('n')),
+        (7200.0, "b5", None),
+    ]);
+    let run = run_script_with(cfg, &start, &s);
+    assert_eq!(run.final_uci(), ["c4b3", "a5b3"], "{}", run.lines());
+    assert_eq!(run.count("retract"), 0, "{}", run.lines());
+}
+
+#[test]
+fn an_opponents_reach_reported_before_the_end_of_a_rest_does_not_confirm_the_rest() {
+    // A DGT board (reports up to a scan late) and a player whose slides may rest.
+    let cfg = TrackerConfig {
+        slide_rests: SlideRests::Always,
+        ..dgt()
+    };
+    let (cfg, start) = set_up("1r4k1/5ppp/8/8/8/8/5PPP/3Q2K1 b - - 0 1", cfg);
+    // Rb8 slides to c8 and rests; White's lift of the queen is reported 406 ms later, the
+    // rook's going on to d8 only 22 ms after that (it happened before, the scan was late).
+    let s = timeline(&[
+        (1000.0, "b8", None),
+        (1005.0, "c8", Some('r')),
+        (1411.0, "d1", None),
+        (1433.0, "c8", None),
+        (1438.0, "d8", Some('r')),
+        (1800.0, "d4", Some('Q')),
+    ]);
+    let run = run_script_with(cfg, &start, &s);
+    assert_eq!(run.final_uci(), ["b8d8", "d1d4"], "{}", run.lines());
+    assert_eq!(run.count("retract"), 0, "{}", run.lines());
+}

@@ -20,7 +20,7 @@
 
 use std::time::Duration;
 
-use shakmaty::{Bitboard, Move, Position, Square};
+use shakmaty::{Bitboard, Move, Piece, Position, Square, attacks};
 
 use super::explain::{self, BaseMoves, Candidate, Evidence, Keep, piece_bit};
 use super::game::SquareEvent;
@@ -60,6 +60,22 @@ fn strays_were_taken(
     evidence: &Evidence,
     slack: Duration,
 ) -> bool {
+    let strays: Vec<(Square, u16)> = (evidence.placed & !c.reach(base.pos.turn()))
+        .into_iter()
+        .map(|sq| (sq, evidence.seen[sq.to_usize()]))
+        .collect();
+    were_taken(base, c, evidence, slack, &strays)
+}
+
+/// Whether each of the pieces `seen` put down on their squares is a piece that `c`
+/// captures, set down near the capture square after its capture can have begun.
+fn were_taken(
+    base: &BaseMoves,
+    c: &Candidate,
+    evidence: &Evidence,
+    slack: Duration,
+    seen: &[(Square, u16)],
+) -> bool {
     let first_lift = |squares: Bitboard| {
         squares
             .into_iter()
@@ -94,9 +110,7 @@ fn strays_were_taken(
         prev_start = start;
         pos.play_unchecked(m);
     }
-    let strays = evidence.placed & !c.reach(base.pos.turn());
-    strays.into_iter().all(|sq| {
-        let seen = evidence.seen[sq.to_usize()];
+    seen.iter().all(|&(sq, seen)| {
         let put = evidence.first_placed_at[sq.to_usize()];
         seen != 0
             && taken.iter().any(|&(bit, at, began)| {
@@ -108,6 +122,72 @@ fn strays_were_taken(
                     }
             })
     })
+}
+
+/// Whether every piece seen put down is one the history `c` accounts for there (a board
+/// that tells pieces apart): a piece its plies put on that square or slide across it, the
+/// piece that stood there before (put back), or a piece it captures, set down near the
+/// capture after the capture can have begun. A history that leaves a piece seen on a square
+/// where none of its plies could have put it (a bishop seen on b3 for seconds, in a history
+/// where it went to b5) is not the game played.
+fn placements_accounted(
+    base: &BaseMoves,
+    c: &Candidate,
+    evidence: &Evidence,
+    slack: Duration,
+) -> bool {
+    let mut put = [0u16; 64];
+    let before = base.pos.board();
+    for sq in evidence.placed {
+        if let Some(p) = before.piece_at(sq) {
+            put[sq.to_usize()] |= piece_bit(p);
+        }
+    }
+    let mut pos = base.pos.clone();
+    for m in c.moves() {
+        let turn = pos.turn();
+        let mut mark = |squares: Bitboard, p: Piece| {
+            for sq in squares {
+                put[sq.to_usize()] |= piece_bit(p);
+            }
+        };
+        match m {
+            Move::Normal {
+                role,
+                from,
+                to,
+                promotion,
+                ..
+            } => {
+                let line = attacks::between(from, to) | Bitboard::from(to);
+                mark(line, Piece { color: turn, role });
+                if let Some(r) = promotion {
+                    mark(
+                        Bitboard::from(to),
+                        Piece {
+                            color: turn,
+                            role: r,
+                        },
+                    );
+                }
+            }
+            Move::EnPassant { to, .. } => mark(Bitboard::from(to), turn.pawn()),
+            Move::Castle { .. } => {
+                let (touched, path) = explain::reach_of(m, turn);
+                mark(touched | path, turn.king());
+                mark(touched | path, turn.rook());
+            }
+            Move::Put { .. } => {}
+        }
+        pos.play_unchecked(m);
+    }
+    let unaccounted: Vec<(Square, u16)> = evidence
+        .placed
+        .into_iter()
+        .map(|sq| (sq, evidence.seen[sq.to_usize()] & !put[sq.to_usize()]))
+        .filter(|&(_, bits)| bits != 0)
+        .collect();
+    unaccounted.is_empty() || were_taken(base, c, evidence, slack, &unaccounted)
 }
 
 /// One earlier position of the game and what the board says happened since.
@@ -151,7 +231,7 @@ impl Tracker {
             let verdict = decide(
                 &h.cands,
                 self.timing_for(now, Some(h.base.turn())),
-                |c| h.base.first_moves_on(c, &h.evidence),
+                |c| self.first_moves_on(&h.base, c, &h.evidence, h.base.turn()),
                 |c| h.base.first_slid(c, &h.evidence, window),
             );
             match verdict {
@@ -238,10 +318,15 @@ impl Tracker {
                 // history accounts for must be a piece the history captures, set down for a
                 // moment beside the board's play.
                 let slack = view.order_slack;
+                let identity = self.cfg.piece_identity;
                 cands.retain(|c| {
                     c.len == 0
                         || (c.complete
-                            && (c.strays == 0 || strays_were_taken(&base, c, &evidence, slack)))
+                            && if identity {
+                                placements_accounted(&base, c, &evidence, slack)
+                            } else {
+                                c.strays == 0 || strays_were_taken(&base, c, &evidence, slack)
+                            })
                 });
                 let free = cands.iter().any(|c| c.cost() == 0 && c.len > 0);
                 let takeback = cands.iter().any(|c| c.cost() == 0 && c.len == 0);

@@ -444,6 +444,10 @@ fn few(b: Bitboard) -> u32 {
 
 /// The squares `mv` touches, and those it may slide across, cheaply (no board is built).
 #[inline]
+pub(crate) fn reach_of(mv: Move, turn: Color) -> (Bitboard, Bitboard) {
+    reach(mv, turn)
+}
+
 fn reach(mv: Move, turn: Color) -> (Bitboard, Bitboard) {
     match mv {
         Move::Normal { from, to, .. } => (
@@ -768,8 +772,8 @@ impl BaseMoves {
         c.first().and_then(|m| self.moving_on_since(m, evidence))
     }
 
-    /// Whether the first move of `c`, a move under way whose piece rests on a square of its
-    /// line, brought the piece there by sliding: it was seen on a square of the line behind,
+    /// Whether the first move of `c` brought its piece where it rests (its destination or a
+    /// square on the way) by sliding: it was seen on a square of the line behind,
     /// or it appeared there within `window` of leaving its origin (a hand that lifts a
     /// piece and puts it down takes longer). A slid piece may rest a while with the hand
     /// still on it, and go on.
@@ -783,7 +787,7 @@ impl BaseMoves {
                 && evidence.changed_at[i].is_some()
                 && evidence.changed_at[i] != evidence.lifted_at[i]
         };
-        let Some(rest) = attacks::between(from, to)
+        let Some(rest) = (attacks::between(from, to) | Bitboard::from_square(to))
             .into_iter()
             .filter(|&sq| placed_last(sq))
             .max_by_key(|&sq| evidence.changed_at[sq.to_usize()])
@@ -811,6 +815,35 @@ impl BaseMoves {
             left.saturating_since(placed)
         };
         gap <= window
+    }
+
+    /// As [`BaseMoves::first_moves_on`], for a player whose slides may rest on the way: when
+    /// the piece of the first move of `c` slid there ([`BaseMoves::first_slid`]), the
+    /// opponent's first lift or placement since, if later. The opponent's reach is reported
+    /// at once while the end of the rest may be reported a scan late, so the reach proves
+    /// the piece released only once the board's sensor lag has passed after it.
+    pub fn first_moves_on_resting(
+        &self,
+        c: &Candidate,
+        evidence: &Evidence,
+        window: Duration,
+    ) -> Option<Time> {
+        let m = c.first()?;
+        let at = self.moving_on_since(m, evidence)?;
+        if !self.first_slid(c, evidence, window) {
+            return Some(at);
+        }
+        let (touched, path) = reach(m, self.pos.turn());
+        let reach = (evidence.reported & !(touched | path))
+            .into_iter()
+            .flat_map(|sq| {
+                let i = sq.to_usize();
+                [evidence.first_lifted_at[i], evidence.first_placed_at[i]]
+            })
+            .flatten()
+            .filter(|&t| t >= at)
+            .min();
+        Some(reach.map_or(at, |r| r.max(at)))
     }
 
     /// When the squares of `mv` last changed, if its piece, put down on its destination,

@@ -518,7 +518,7 @@ impl Tracker {
         decide(
             &self.cands,
             self.timing(now),
-            |c| base.and_then(|b| b.first_moves_on(c, &self.evidence)),
+            |c| base.and_then(|b| self.first_moves_on(b, c, &self.evidence, b.turn())),
             |c| base.is_some_and(|b| b.first_slid(c, &self.evidence, self.slide_window())),
         )
     }
@@ -548,6 +548,23 @@ impl Tracker {
         {
             tracing::debug!(side = ?turn, "a piece rested on its way: slides now wait the slide rest");
             self.rests_on_way[turn as usize] = true;
+        }
+    }
+
+    /// When the first piece of `c` may still be moving on (see
+    /// [`BaseMoves::first_moves_on`]), `turn` being its side: for a side whose slides may
+    /// rest on the way, as [`BaseMoves::first_moves_on_resting`].
+    fn first_moves_on(
+        &self,
+        base: &BaseMoves,
+        c: &Candidate,
+        evidence: &Evidence,
+        turn: Color,
+    ) -> Option<Time> {
+        if self.slide_rest(Some(turn)).is_zero() {
+            base.first_moves_on(c, evidence)
+        } else {
+            base.first_moves_on_resting(c, evidence, self.slide_window())
         }
     }
 
@@ -986,7 +1003,7 @@ impl Tracker {
         let verdict = decide(
             &cands,
             self.timing_for(now, Some(prev.turn())),
-            |c| bm.first_moves_on(c, &evidence),
+            |c| self.first_moves_on(&bm, c, &evidence, prev.turn()),
             |c| bm.first_slid(c, &evidence, self.slide_window()),
         );
         let m = match verdict {
