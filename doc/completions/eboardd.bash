@@ -103,7 +103,7 @@ _eboardd() {
             return 0
             ;;
         eboardd__subcmd__bench)
-            opts="-h --megabytes --pgn --games --seeds --protocol --hand --hand-speed --verbose --settle-ms --keep-failures --help codec traces accuracy laws"
+            opts="-h --megabytes --pgn --games --seeds --protocol --hand --hand-speed --verbose --settle-ms --slide-rests --keep-failures --help codec traces accuracy laws"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -139,6 +139,10 @@ _eboardd() {
                     ;;
                 --settle-ms)
                     COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --slide-rests)
+                    COMPREPLY=($(compgen -W "never learned always" -- "${cur}"))
                     return 0
                     ;;
                 --keep-failures)

@@ -145,6 +145,9 @@ torture\t'Fast, with many slides, quick replies, flicker and touches (no takebac
 messy\t'At a normal pace, but messy: long rests on transit squares, captured pieces set down near by before they leave the board, pieces knocked over and put back, many captures pushed off, quick replies after about half the moves'"
 complete -c eboardd -n "__fish_eboardd_using_subcommand bench" -l hand-speed -d 'Divide the hand\'s thinking and motions by this (1: as people play; the torture hand\'s own speed is multiplied by it)' -r
 complete -c eboardd -n "__fish_eboardd_using_subcommand bench" -l settle-ms -d 'eboardd\'s settle window in milliseconds (`accuracy`, `traces`; default: the tracker\'s)' -r
+complete -c eboardd -n "__fish_eboardd_using_subcommand bench" -l slide-rests -d 'Whose slid pieces eboardd waits for, in case they rest on their way (`accuracy`, `traces`; default: the tracker\'s)' -r -f -a "never\t'Nobody\'s'
+learned\t'A player\'s once seen resting a piece on its way'
+always\t'Everybody\'s, from the first move'"
 complete -c eboardd -n "__fish_eboardd_using_subcommand bench" -l keep-failures -d 'Write every trace not reconstructed exactly to this folder, with its truth beside it (`NAME.trace`, `NAME.json`), to replay and debug' -r -F
 complete -c eboardd -n "__fish_eboardd_using_subcommand bench" -l verbose -d 'Print every game that is not reconstructed exactly (`laws`: every observation missed and every false report)'
 complete -c eboardd -n "__fish_eboardd_using_subcommand bench" -s h -l help -d 'Print help (see more with \'--help\')'
