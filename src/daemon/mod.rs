@@ -162,10 +162,11 @@ impl Daemon {
     /// same node) gives back the board already there.
     pub async fn attach(&self, config: BoardConfig) -> Result<BoardHandle, AttachError> {
         let device = config.device.clone();
+        config::check_device_path(&device).map_err(|e| AttachError::InvalidPath(e.to_string()))?;
         if !device.is_absolute() {
             return Err(AttachError::InvalidPath(format!(
                 "the device path must be absolute: {}",
-                device.display()
+                crate::text::quote(&device.to_string_lossy())
             )));
         }
         let canonical = canonical(&device);

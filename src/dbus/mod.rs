@@ -12,6 +12,9 @@ pub mod client;
 pub mod error;
 pub mod manager;
 
+#[cfg(test)]
+mod edge_tests;
+
 use std::collections::BTreeMap;
 use std::sync::Arc;
 

@@ -6,6 +6,7 @@ mod emulated;
 mod emulated_game;
 mod emulated_links;
 mod faults;
+mod faults_edge;
 mod faults_process;
 mod game;
 mod introspection;
