@@ -7,6 +7,7 @@ mod emulated_game;
 mod emulated_links;
 mod faults;
 mod faults_edge;
+mod faults_input;
 mod faults_process;
 mod game;
 mod introspection;
