@@ -9,6 +9,7 @@
 //! [`BoardChange`]s and to each board's handle; nothing here knows about D-Bus.
 
 pub mod board;
+pub mod complaint;
 pub mod config;
 pub mod core;
 pub mod game;
@@ -204,6 +205,12 @@ impl Daemon {
                 }
                 if !r.events.is_empty() {
                     tracing::info!(device = %device.display(), plies = j.game().ply(), "game resumed from the journal");
+                }
+                if let Some(why) = &r.cannot_write {
+                    tracing::error!(
+                        device = %device.display(),
+                        "journal cannot be written ({why}); the game goes on in memory and is written once the disk takes it"
+                    );
                 }
                 (Some(j), r.events)
             }

@@ -8,6 +8,7 @@ mod emulated_links;
 mod faults;
 mod faults_edge;
 mod faults_input;
+mod faults_journal;
 mod faults_process;
 mod game;
 mod introspection;
