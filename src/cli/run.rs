@@ -297,7 +297,7 @@ async fn serve(
     // Listening for the signals before saying ready: a stop right after it is no kill.
     let stop = stop_signals()?;
     watchdog::notify_ready(&format!("serving {BUS_NAME}, {boards} board(s)"));
-    let watchdog = tokio::spawn(watchdog::run_watchdog(daemon.clone()));
+    let watchdog = tokio::spawn(watchdog::run_watchdog(daemon.clone(), service.health()));
     stop.await;
     tracing::info!("stopping");
     watchdog::notify_stopping();
