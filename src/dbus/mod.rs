@@ -316,10 +316,17 @@ impl Session {
         }
     }
 
-    /// Stops publishing on this connection.
+    /// Stops publishing on this connection. The manager object is removed too: it holds
+    /// the exporter, which holds the connection, and the connection would otherwise keep
+    /// itself alive through its own object server.
     async fn close(self) {
         self.follower.abort();
         self.exporter.stop().await;
+        let server = self.conn.object_server();
+        let _ = server.remove::<ManagerObject, _>(MANAGER_PATH).await;
+        let _ = server
+            .remove::<zbus::fdo::ObjectManager, _>(MANAGER_PATH)
+            .await;
     }
 }
 

@@ -100,3 +100,78 @@ async fn a_lost_bus_connection_comes_back_with_the_name_the_objects_and_the_whol
     assert_eq!((ply, uci.as_str()), (6, "c5d4"));
     service.stop().await;
 }
+
+/// The notifications a process sends to systemd, read from a socket of our own.
+struct Notifications {
+    socket: std::os::unix::net::UnixDatagram,
+}
+
+impl Notifications {
+    fn bind(path: &std::path::Path) -> Notifications {
+        let socket = std::os::unix::net::UnixDatagram::bind(path).expect("notify socket");
+        Notifications { socket }
+    }
+
+    /// The next notification that holds `what`, within `limit`; `None` if none came.
+    fn next(&self, what: &str, limit: std::time::Duration) -> Option<String> {
+        let end = std::time::Instant::now() + limit;
+        let mut buf = [0u8; 4096];
+        loop {
+            let left = end.checked_duration_since(std::time::Instant::now())?;
+            self.socket
+                .set_read_timeout(Some(left.max(std::time::Duration::from_millis(1))))
+                .expect("timeout");
+            let Ok(n) = self.socket.recv(&mut buf) else {
+                return None;
+            };
+            let text = String::from_utf8_lossy(&buf[..n]).into_owned();
+            if text.contains(what) {
+                return Some(text);
+            }
+        }
+    }
+}
+
+/// The daemon pings the systemd watchdog only while it owns its name: cut off the bus and
+/// refused, it withholds the pings (systemd would restart it); back on the bus, it pings
+/// again.
+#[test]
+fn the_watchdog_is_pinged_only_while_the_daemon_owns_its_name() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let broker = start_bus(dir.path());
+    let relay = BusRelay::start(dir.path(), &broker);
+    let notify = Notifications::bind(&dir.path().join("notify"));
+    let config = dir.path().join("config.toml");
+    std::fs::write(&config, "").expect("config");
+    // Pings every 150 ms (half the interval).
+    let period = std::time::Duration::from_millis(150);
+    let mut daemon = std::process::Command::new(env!("CARGO_BIN_EXE_eboardd"))
+        .args(["run", "--bus-address", relay.address(), "--config"])
+        .arg(&config)
+        .arg("--state-dir")
+        .arg(dir.path().join("state"))
+        .env("NOTIFY_SOCKET", dir.path().join("notify"))
+        .env("WATCHDOG_USEC", "300000")
+        .env_remove("WATCHDOG_PID")
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("spawn eboardd run");
+    let ready = notify.next("READY=1", LIMIT);
+    let pinged = notify.next("WATCHDOG=1", LIMIT);
+
+    relay.refuse(true);
+    relay.cut();
+    // Whatever was on its way when the connection went, then ten periods of silence.
+    let _ = notify.next("WATCHDOG=1", period * 2);
+    let withheld = notify.next("WATCHDOG=1", period * 10);
+
+    relay.refuse(false);
+    let again = notify.next("WATCHDOG=1", LIMIT);
+    let _ = daemon.kill();
+    let _ = daemon.wait();
+    assert!(ready.is_some(), "READY=1");
+    assert!(pinged.is_some(), "a first ping");
+    assert_eq!(withheld, None, "no ping while off the bus");
+    assert!(again.is_some(), "pings again once back on the bus");
+}
