@@ -20,14 +20,31 @@ struct Ran {
 /// What is written to a process's standard input.
 type Feed<'a> = &'a dyn Fn(&mut dyn Write);
 
+/// Asks this test binary to run eboardd and measure it (see [`measuring_helper`]).
+const MEASURE_ARGS: &str = "EBOARDD_MEASURE_ARGS";
+/// Where the measured process's standard error goes.
+const MEASURE_STDERR: &str = "EBOARDD_MEASURE_STDERR";
+
 /// Runs eboardd with `args`, writing `stdin` (if any) to it, and measures it.
+///
+/// A child's peak memory (`ru_maxrss`) starts from its parent's, since Linux carries the
+/// high-water mark across `exec`, and this test process can be large while the other tests
+/// run. So eboardd is started by a fresh, small copy of this test binary
+/// ([`measuring_helper`]), which reports what `wait4` says of it.
 fn run(args: &[&str], stdin: Option<Feed<'_>>) -> Ran {
     let dir = tempfile::tempdir().expect("tempdir");
     let err_path = dir.path().join("stderr");
-    let err = std::fs::File::create(&err_path).expect("stderr file");
-    let started = Instant::now();
-    let mut child = Command::new(env!("CARGO_BIN_EXE_eboardd"))
-        .args(args)
+    let mut helper = Command::new(std::env::current_exe().expect("the test binary"))
+        .args([
+            "--exact",
+            "faults_input::measuring_helper",
+            "--nocapture",
+            "--test-threads",
+            "1",
+            "--quiet",
+        ])
+        .env(MEASURE_ARGS, args.join("\u{1f}"))
+        .env(MEASURE_STDERR, &err_path)
         .env("HOME", dir.path())
         .env_remove("DBUS_SESSION_BUS_ADDRESS")
         .stdin(if stdin.is_some() {
@@ -35,14 +52,50 @@ fn run(args: &[&str], stdin: Option<Feed<'_>>) -> Ran {
         } else {
             Stdio::null()
         })
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("spawn the measuring helper");
+    if let Some(feed) = stdin {
+        let mut pipe = helper.stdin.take().expect("stdin");
+        feed(&mut pipe);
+    }
+    let out = helper.wait_with_output().expect("the helper ends");
+    let report = String::from_utf8_lossy(&out.stdout);
+    let line = report
+        .lines()
+        .find_map(|l| l.strip_prefix("MEASURED "))
+        .unwrap_or_else(|| panic!("no measurement in {report:?}"));
+    let fields: Vec<&str> = line.split(' ').collect();
+    let [code, took_us, peak_kb] = fields[..] else {
+        panic!("measurement {line:?}");
+    };
+    Ran {
+        code: code.parse().ok(),
+        took: Duration::from_micros(took_us.parse().expect("µs")),
+        peak_mb: peak_kb.parse::<f64>().expect("kB") / 1024.0,
+        stderr: std::fs::read_to_string(&err_path).unwrap_or_default(),
+    }
+}
+
+/// Not a test of its own: when [`run`] starts this binary to measure eboardd, runs eboardd
+/// with the arguments it was given (its standard input inherited) and prints `MEASURED
+/// <exit code> <µs> <peak kB>`. Otherwise does nothing.
+#[test]
+fn measuring_helper() {
+    let Ok(args) = std::env::var(MEASURE_ARGS) else {
+        return;
+    };
+    let err_path = std::env::var(MEASURE_STDERR).expect("the stderr path");
+    let err = std::fs::File::create(&err_path).expect("stderr file");
+    let started = Instant::now();
+    let child = Command::new(env!("CARGO_BIN_EXE_eboardd"))
+        .args(args.split('\u{1f}'))
+        .stdin(Stdio::inherit())
         .stdout(Stdio::null())
         .stderr(err)
         .spawn()
         .expect("spawn eboardd");
-    if let Some(feed) = stdin {
-        let mut pipe = child.stdin.take().expect("stdin");
-        feed(&mut pipe);
-    }
     let pid = child.id() as libc::pid_t;
     let mut status = 0;
     // SAFETY: an all-zero rusage is a valid value to be filled in.
@@ -52,13 +105,10 @@ fn run(args: &[&str], stdin: Option<Feed<'_>>) -> Ran {
     assert_eq!(waited, pid, "wait4");
     let took = started.elapsed();
     std::mem::forget(child);
-    let status = std::process::ExitStatus::from_raw(status);
-    Ran {
-        code: status.code(),
-        took,
-        peak_mb: usage.ru_maxrss as f64 / 1024.0,
-        stderr: std::fs::read_to_string(&err_path).unwrap_or_default(),
-    }
+    let code = std::process::ExitStatus::from_raw(status)
+        .code()
+        .map_or("none".to_string(), |c| c.to_string());
+    println!("MEASURED {code} {} {}", took.as_micros(), usage.ru_maxrss);
 }
 
 fn replay(path: &Path) -> Ran {
