@@ -23,6 +23,7 @@ pub mod protocol;
 pub mod relay;
 pub mod sensing;
 pub mod sim;
+pub mod text;
 pub mod time;
 pub mod timer;
 pub mod trace;

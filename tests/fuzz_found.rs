@@ -20,12 +20,21 @@ fn a_trace_time_past_the_last_microsecond_is_refused_naming_its_line() {
 }
 
 #[test]
-fn a_trace_ending_at_the_last_microsecond_replays_to_its_end() {
+fn a_trace_time_near_the_last_microsecond_is_refused_naming_its_line() {
+    // Read as a time, it left `eboardd replay` waiting for ever on a timer that could not
+    // move past the last time there is (100 % CPU, no output).
     let text =
         "# eboard-trace 1\n# protocol: dgt\n0.0 < 80 00 03\n18446744073709551.615 < 80 00 03\n";
-    let trace = parse_trace(text).expect("the last time there is reads");
-    assert_eq!(trace.chunks[1].t, Time::from_micros(u64::MAX));
-    // A minute past the end is still the last time there is.
+    let err = parse_trace(text).expect_err("past the last time a trace holds");
+    assert!(err.to_string().starts_with("line 4: time "), "{err}");
+}
+
+#[test]
+fn a_trace_ending_at_the_last_time_it_can_hold_replays_to_its_end() {
+    let last = eboardd::trace::MAX_TIME_MS;
+    let text = format!("# eboard-trace 1\n# protocol: dgt\n0.0 < 80 00 03\n{last} < 80 00 03\n");
+    let trace = parse_trace(&text).expect("the last time a trace holds reads");
+    assert_eq!(trace.chunks[1].t, Time::from_millis(last));
     let (_core, events) = replay(&trace, CoreConfig::default());
     assert!(events.is_empty(), "{events:?}");
 }

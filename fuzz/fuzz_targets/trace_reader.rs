@@ -1,14 +1,16 @@
 //! The trace reader (`eboardd replay`, the regression traces, bug reports) fed arbitrary
 //! text.
 //!
-//! Checked: a malformed trace is refused naming a line that is in the text; a trace that
+//! Checked: the streaming reader (`read_trace`, what `read_trace_file` uses) and the
+//! reader of whole texts agree on every trace and every error; a malformed trace is
+//! refused naming a line that is in the text; a trace that
 //! reads, written out again by the trace writer, reads back as the same trace (header
 //! values put on one line, as the writer does) with every chunk at the same time with the
 //! same bytes, and writing that again gives the same text.
 
 #![no_main]
 
-use eboardd::trace::{Trace, TraceError, TraceWriter, parse_trace};
+use eboardd::trace::{Trace, TraceError, TraceWriter, parse_trace, read_trace};
 use libfuzzer_sys::fuzz_target;
 
 fn write(trace: &Trace) -> String {
@@ -29,6 +31,12 @@ fuzz_target!(|data: &[u8]| {
     let Ok(text) = std::str::from_utf8(data) else {
         return;
     };
+    let streamed = read_trace(data).map_err(|e| e.to_string());
+    assert_eq!(
+        streamed,
+        parse_trace(text).map_err(|e| e.to_string()),
+        "the streaming reader disagrees on {text:?}"
+    );
     let trace = match parse_trace(text) {
         Ok(trace) => trace,
         Err(TraceError::Malformed { line, message }) => {

@@ -113,6 +113,9 @@ pub fn load_config(args: &RunArgs) -> Result<Config, CliError> {
         }
     };
     config.add_devices(&args.devices);
+    config
+        .check("--device")
+        .map_err(|e| CliError::input(e.to_string()))?;
     Ok(config)
 }
 
@@ -283,7 +286,8 @@ async fn serve(
     for board in config.boards {
         let device = board.device.clone();
         if let Err(e) = daemon.attach(board).await {
-            return Err(CliError::input(format!("{}: {e}", device.display())).into());
+            let device = crate::text::quote(&device.to_string_lossy()).into_owned();
+            return Err(CliError::input(format!("{device}: {e}")).into());
         }
     }
     let service = dbus::serve(daemon.clone(), &bus)
@@ -293,7 +297,7 @@ async fn serve(
     // Listening for the signals before saying ready: a stop right after it is no kill.
     let stop = stop_signals()?;
     watchdog::notify_ready(&format!("serving {BUS_NAME}, {boards} board(s)"));
-    let watchdog = tokio::spawn(watchdog::run_watchdog(daemon.clone()));
+    let watchdog = tokio::spawn(watchdog::run_watchdog(daemon.clone(), service.health()));
     stop.await;
     tracing::info!("stopping");
     watchdog::notify_stopping();

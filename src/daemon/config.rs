@@ -16,6 +16,7 @@ use serde::Deserialize;
 
 use crate::event::Orientation;
 use crate::protocol::Protocol;
+use crate::text;
 
 /// Where the system service reads its configuration.
 pub const SYSTEM_CONFIG: &str = "/etc/eboardd/config.toml";
@@ -25,6 +26,48 @@ pub const DEFAULT_SETTLE: Duration = crate::tracker::DEFAULT_SETTLE;
 
 /// The longest settle window accepted.
 pub const MAX_SETTLE: Duration = Duration::from_secs(10);
+
+/// The largest configuration file read (a file of many boards is a few kilobytes).
+pub const MAX_CONFIG_SIZE: u64 = 1 << 20;
+
+/// The longest device path accepted (Linux's `PATH_MAX`).
+pub const MAX_DEVICE_PATH: usize = 4096;
+
+/// The longest player name accepted.
+pub const MAX_NAME: usize = 255;
+
+/// Refuses a device path that holds a control character (a NUL included) or is longer
+/// than [`MAX_DEVICE_PATH`]; the message quotes only the start of it.
+pub fn check_device_path(path: &Path) -> Result<(), text::TextError> {
+    text::check_line("the device path", &path.to_string_lossy(), MAX_DEVICE_PATH)
+}
+
+/// The text of the file at `path`, refused past [`MAX_CONFIG_SIZE`] bytes without reading
+/// further (`/dev/zero` is refused at once).
+fn read_bounded(path: &Path) -> Result<String, ConfigError> {
+    use std::io::Read;
+    let read_error = |source| ConfigError::Read {
+        path: path.to_path_buf(),
+        source,
+    };
+    let file = std::fs::File::open(path).map_err(read_error)?;
+    let mut bytes = Vec::new();
+    file.take(MAX_CONFIG_SIZE + 1)
+        .read_to_end(&mut bytes)
+        .map_err(read_error)?;
+    if bytes.len() as u64 > MAX_CONFIG_SIZE {
+        return Err(ConfigError::Invalid {
+            origin: path.display().to_string(),
+            message: format!(
+                "the file is larger than {MAX_CONFIG_SIZE} bytes; a configuration is a few kilobytes"
+            ),
+        });
+    }
+    String::from_utf8(bytes).map_err(|e| ConfigError::Invalid {
+        origin: path.display().to_string(),
+        message: format!("not UTF-8 text (byte {})", e.utf8_error().valid_up_to()),
+    })
+}
 
 /// Why the configuration could not be read.
 #[derive(Debug, thiserror::Error)]
@@ -119,38 +162,45 @@ impl Config {
         Ok(config)
     }
 
-    /// Reads the file at `path`.
+    /// Reads the file at `path` (at most [`MAX_CONFIG_SIZE`] bytes).
     pub fn load(path: &Path) -> Result<Config, ConfigError> {
-        let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Read {
-            path: path.to_path_buf(),
-            source,
-        })?;
+        let text = read_bounded(path)?;
         Config::parse(&text, &path.display().to_string())
     }
 
     /// Reads the file at `path` if it exists; a missing file is an empty configuration.
     pub fn load_if_present(path: &Path) -> Result<Config, ConfigError> {
-        match std::fs::read_to_string(path) {
+        match read_bounded(path) {
             Ok(text) => Config::parse(&text, &path.display().to_string()),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Config::default()),
-            Err(source) => Err(ConfigError::Read {
-                path: path.to_path_buf(),
-                source,
-            }),
+            Err(ConfigError::Read { source, .. })
+                if source.kind() == std::io::ErrorKind::NotFound =>
+            {
+                Ok(Config::default())
+            }
+            Err(e) => Err(e),
         }
     }
 
-    fn check(&self, origin: &str) -> Result<(), ConfigError> {
+    /// Checks what serde cannot: each device named once, device paths and player names
+    /// of printable text and sensible length (a NUL in a path or a name would reach D-Bus,
+    /// PGN and the journal).
+    pub fn check(&self, origin: &str) -> Result<(), ConfigError> {
+        let invalid = |message: String| ConfigError::Invalid {
+            origin: origin.to_string(),
+            message,
+        };
         for (i, a) in self.boards.iter().enumerate() {
+            check_device_path(&a.device).map_err(|e| invalid(format!("board {}: {e}", i + 1)))?;
+            for name in [&a.white, &a.black].into_iter().flatten() {
+                text::check_line("a player's name", name, MAX_NAME)
+                    .map_err(|e| invalid(format!("board {}: {e}", i + 1)))?;
+            }
             if self.boards[..i].iter().any(|b| b.device == a.device) {
-                return Err(ConfigError::Invalid {
-                    origin: origin.to_string(),
-                    message: format!(
-                        "board {} names device {} again; each device may be configured once",
-                        i + 1,
-                        a.device.display()
-                    ),
-                });
+                return Err(invalid(format!(
+                    "board {} names device {} again; each device may be configured once",
+                    i + 1,
+                    text::quote(&a.device.to_string_lossy())
+                )));
             }
         }
         Ok(())
@@ -427,6 +477,43 @@ device = "/dev/rfcomm0"
             assert!(msg.contains(line), "{text}: {msg}");
             assert!(msg.contains(word), "{text}: {msg}");
         }
+    }
+
+    #[test]
+    fn a_device_path_with_nul_is_refused_naming_the_board() {
+        let e =
+            Config::parse("[[board]]\ndevice = \"/dev/\\u0000null\"\n", "c.toml").expect_err("NUL");
+        let text = e.to_string();
+        assert!(
+            text.starts_with("c.toml: board 1: the device path"),
+            "{text}"
+        );
+        assert!(text.contains("\\x00"), "{text}");
+    }
+
+    #[test]
+    fn a_huge_device_path_gives_a_short_error() {
+        let text = format!("[[board]]\ndevice = \"/dev/{}\"\n", "x".repeat(30 << 20));
+        let e = Config::parse(&text, "c.toml").expect_err("too long");
+        assert!(e.to_string().len() < 300, "{} bytes", e.to_string().len());
+    }
+
+    #[test]
+    fn an_endless_file_is_refused_at_once() {
+        let started = std::time::Instant::now();
+        let e = Config::load(Path::new("/dev/zero")).expect_err("endless");
+        assert!(e.to_string().contains("larger than"), "{e}");
+        assert!(started.elapsed() < Duration::from_secs(1));
+    }
+
+    #[test]
+    fn player_names_with_control_characters_are_refused() {
+        let e = Config::parse(
+            "[[board]]\ndevice = \"/dev/ttyUSB0\"\nwhite = \"A\\u001b[2J\"\n",
+            "c.toml",
+        )
+        .expect_err("escape");
+        assert!(e.to_string().contains("a player's name"), "{e}");
     }
 
     #[test]

@@ -53,6 +53,9 @@ pub struct Resumed {
     pub events: Vec<GameEvent>,
     /// Lines that were skipped.
     pub corrupt: Vec<CorruptLine>,
+    /// Why the journal could be read but not written (a read-only or full state
+    /// directory), if so: the game goes on in memory and is written once the disk takes it.
+    pub cannot_write: Option<String>,
 }
 
 #[derive(Serialize)]
@@ -86,7 +89,8 @@ pub struct Journal {
     path: PathBuf,
     games_dir: PathBuf,
     key: String,
-    file: File,
+    /// The journal open for appending; `None` while it cannot be opened for writing.
+    file: Option<File>,
     game: GameView,
     players: Players,
     game_started_ms: u64,
@@ -149,6 +153,11 @@ fn changes_the_game(event: &GameEvent) -> bool {
 impl Journal {
     /// Opens (or creates) the journal of the board `key` under `state_dir` and reads back
     /// the game it holds.
+    ///
+    /// Read before write: a journal that cannot be written (a read-only state directory)
+    /// is still read, and its game resumed; the journal is then behind
+    /// ([`Resumed::cannot_write`] says why) and written whole once the disk takes it. Only
+    /// a journal that cannot be read either is an error.
     pub fn open(
         state_dir: &Path,
         key: &str,
@@ -156,25 +165,48 @@ impl Journal {
     ) -> Result<(Journal, Resumed), JournalError> {
         let journal_dir = state_dir.join("journal");
         let games_dir = state_dir.join("games");
-        for dir in [&journal_dir, &games_dir] {
-            fs::create_dir_all(dir).map_err(|source| JournalError {
-                path: dir.clone(),
-                source,
-            })?;
-        }
         let path = journal_dir.join(format!("{key}.jsonl"));
         let err = |source| JournalError {
             path: path.clone(),
             source,
         };
-        let mut file = OpenOptions::new()
+        let mut cannot_write = None;
+        for dir in [&journal_dir, &games_dir] {
+            if let Err(source) = fs::create_dir_all(dir) {
+                let e = JournalError {
+                    path: dir.clone(),
+                    source,
+                };
+                cannot_write.get_or_insert(e.to_string());
+            }
+        }
+        let appending = OpenOptions::new()
             .read(true)
             .append(true)
             .create(true)
-            .open(&path)
-            .map_err(err)?;
-        let (resumed, started_ms, lines) = read_back(&mut file).map_err(err)?;
-        end_with_newline(&mut file).map_err(err)?;
+            .open(&path);
+        let (file, read) = match appending {
+            Ok(mut file) => {
+                let read = read_back(&mut file).map_err(err)?;
+                if let Err(e) = end_with_newline(&mut file) {
+                    cannot_write.get_or_insert(err(e).to_string());
+                }
+                (Some(file), read)
+            }
+            Err(write_error) => {
+                cannot_write = Some(err(write_error).to_string());
+                match File::open(&path) {
+                    Ok(mut file) => (None, read_back(&mut file).map_err(err)?),
+                    Err(e) if e.kind() == io::ErrorKind::NotFound => {
+                        (None, (Resumed::default(), None, Vec::new()))
+                    }
+                    Err(e) => return Err(err(e)),
+                }
+            }
+        };
+        let (mut resumed, started_ms, lines) = read;
+        let behind = cannot_write.is_some();
+        resumed.cannot_write = cannot_write;
         let mut game = GameView::default();
         for event in &resumed.events {
             game.apply(event);
@@ -190,7 +222,7 @@ impl Journal {
             game_started_ms: started_ms.unwrap_or_else(unix_ms),
             unsaved_moves,
             lines,
-            behind: false,
+            behind,
             pgn_due: false,
             flush_due: false,
         };
@@ -308,7 +340,10 @@ impl Journal {
             return Ok(());
         }
         self.flush_due = false;
-        self.file.sync_data().map_err(|source| {
+        let Some(file) = &self.file else {
+            return Ok(());
+        };
+        file.sync_data().map_err(|source| {
             self.behind = true;
             JournalError {
                 path: self.path.clone(),
@@ -327,7 +362,10 @@ impl Journal {
         let mut bytes = Vec::with_capacity(line.len() + 1);
         bytes.extend_from_slice(line.as_bytes());
         bytes.push(b'\n');
-        self.file.write_all(&bytes).map_err(err)?;
+        let Some(file) = &mut self.file else {
+            return Err(err(io::Error::other("the journal is not open for writing")));
+        };
+        file.write_all(&bytes).map_err(err)?;
         self.flush_due |= sync;
         Ok(())
     }
@@ -343,14 +381,16 @@ impl Journal {
             source,
         })?;
         sync_dir(&self.path);
-        self.file = OpenOptions::new()
-            .read(true)
-            .append(true)
-            .open(&self.path)
-            .map_err(|source| JournalError {
-                path: self.path.clone(),
-                source,
-            })?;
+        self.file = Some(
+            OpenOptions::new()
+                .read(true)
+                .append(true)
+                .open(&self.path)
+                .map_err(|source| JournalError {
+                    path: self.path.clone(),
+                    source,
+                })?,
+        );
         self.flush_due = false;
         Ok(())
     }
@@ -439,6 +479,9 @@ fn write_durably(path: &Path, bytes: &[u8]) -> Result<(), JournalError> {
         path: path.to_path_buf(),
         source,
     };
+    if let Some(dir) = path.parent() {
+        fs::create_dir_all(dir).map_err(err)?;
+    }
     let tmp = path.with_extension("tmp");
     let mut f = File::create(&tmp).map_err(err)?;
     f.write_all(bytes).map_err(err)?;

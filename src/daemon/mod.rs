@@ -9,6 +9,7 @@
 //! [`BoardChange`]s and to each board's handle; nothing here knows about D-Bus.
 
 pub mod board;
+pub mod complaint;
 pub mod config;
 pub mod core;
 pub mod game;
@@ -162,10 +163,11 @@ impl Daemon {
     /// same node) gives back the board already there.
     pub async fn attach(&self, config: BoardConfig) -> Result<BoardHandle, AttachError> {
         let device = config.device.clone();
+        config::check_device_path(&device).map_err(|e| AttachError::InvalidPath(e.to_string()))?;
         if !device.is_absolute() {
             return Err(AttachError::InvalidPath(format!(
                 "the device path must be absolute: {}",
-                device.display()
+                crate::text::quote(&device.to_string_lossy())
             )));
         }
         let canonical = canonical(&device);
@@ -203,6 +205,12 @@ impl Daemon {
                 }
                 if !r.events.is_empty() {
                     tracing::info!(device = %device.display(), plies = j.game().ply(), "game resumed from the journal");
+                }
+                if let Some(why) = &r.cannot_write {
+                    tracing::error!(
+                        device = %device.display(),
+                        "journal cannot be written ({why}); the game goes on in memory and is written once the disk takes it"
+                    );
                 }
                 (Some(j), r.events)
             }

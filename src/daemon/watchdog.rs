@@ -1,7 +1,8 @@
 //! systemd readiness and watchdog notifications.
 //!
 //! `READY=1` is sent once the daemon serves (its bus name owned); `WATCHDOG=1` only after
-//! every board's task has answered a ping, so a stuck task stops the pings and systemd
+//! every board's task has answered a ping and while the daemon owns its bus name, so a
+//! stuck task, or a bus connection that cannot be had back, stops the pings and systemd
 //! restarts the daemon. Outside systemd (no `NOTIFY_SOCKET`) everything here is a no-op.
 
 use std::time::Duration;
@@ -9,6 +10,7 @@ use std::time::Duration;
 use sd_notify::NotifyState;
 
 use super::Daemon;
+use crate::dbus::BusHealth;
 
 /// Tells systemd the daemon is ready, with a status line.
 pub fn notify_ready(status: &str) {
@@ -27,9 +29,9 @@ pub fn watchdog_interval() -> Option<Duration> {
     sd_notify::watchdog_enabled()
 }
 
-/// Pings systemd at half the watchdog interval for as long as every board answers.
-/// Returns at once when no watchdog is configured.
-pub async fn run_watchdog(daemon: Daemon) {
+/// Pings systemd at half the watchdog interval for as long as every board answers and the
+/// daemon owns its bus name (`bus`). Returns at once when no watchdog is configured.
+pub async fn run_watchdog(daemon: Daemon, bus: BusHealth) {
     let Some(interval) = watchdog_interval() else {
         return;
     };
@@ -37,7 +39,9 @@ pub async fn run_watchdog(daemon: Daemon) {
     let mut tick = tokio::time::interval(period);
     loop {
         tick.tick().await;
-        if daemon.all_alive(period / 2).await {
+        if !bus.owns_name() {
+            tracing::error!("not on the bus with its name; withholding the watchdog ping");
+        } else if daemon.all_alive(period / 2).await {
             let _ = sd_notify::notify(&[NotifyState::Watchdog]);
         } else {
             tracing::error!("a board's task did not answer; withholding the watchdog ping");

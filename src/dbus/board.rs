@@ -4,6 +4,10 @@
 //! the board's task; [`follow`] turns the board's events into signals (one per contract
 //! event, plus `Event` with the contract JSON line) and status changes into
 //! `PropertiesChanged`.
+//!
+//! Every string leaves through [`one_line`] or, for PGN, [`text_lines`]: a D-Bus string
+//! with a NUL in it would break the daemon's whole connection, for every board, so no
+//! text from a board, a file or a client is published unchecked.
 
 use std::borrow::Cow;
 use std::collections::HashMap;
@@ -16,6 +20,22 @@ use zbus::{Connection, Variant, interface};
 use super::error::Error;
 use crate::daemon::board::{BoardHandle, BoardStatus};
 use crate::event::{GameEvent, Side, TimedEvent};
+use crate::text::{self, MAX_LINE};
+
+/// The longest PGN published (a long game is a few kilobytes).
+pub const MAX_PGN: usize = 1 << 20;
+
+/// `s` fit for a D-Bus string of one line: control characters escaped, at most
+/// [`MAX_LINE`] bytes.
+pub fn one_line(s: &str) -> Cow<'_, str> {
+    text::line(s, MAX_LINE)
+}
+
+/// `s` fit for a D-Bus string of several lines (PGN): control characters other than line
+/// breaks and tabs escaped, at most [`MAX_PGN`] bytes.
+pub fn text_lines(s: &str) -> Cow<'_, str> {
+    text::lines(s, MAX_PGN)
+}
 
 /// The board object.
 pub struct BoardObject {
@@ -68,38 +88,38 @@ impl BoardObject {
     /// The protocol (`dgt`, `millennium`), empty until known.
     #[zbus(property)]
     fn protocol(&self) -> String {
-        self.handle.status().protocol
+        published(&self.handle.status()).protocol
     }
 
     /// The device path.
     #[zbus(property(emits_changed_signal = "const"))]
     fn device(&self) -> String {
-        self.handle.status().device
+        published(&self.handle.status()).device
     }
 
     /// The board's serial number (DGT: the long serial number, else the short one;
     /// Millennium, which has none: its firmware version), empty until known.
     #[zbus(property)]
     fn serial(&self) -> String {
-        self.handle.status().serial
+        published(&self.handle.status()).serial
     }
 
     /// `normal` or `rotated`, empty until known.
     #[zbus(property)]
     fn orientation(&self) -> String {
-        self.handle.status().orientation
+        published(&self.handle.status()).orientation
     }
 
     /// The sensed piece placement (FEN placement field).
     #[zbus(property)]
     fn placement(&self) -> String {
-        self.handle.status().placement
+        published(&self.handle.status()).placement
     }
 
     /// The FEN of the game position.
     #[zbus(property)]
     fn fen(&self) -> String {
-        self.handle.status().fen
+        published(&self.handle.status()).fen
     }
 
     /// How many plies the game has.
@@ -111,13 +131,13 @@ impl BoardObject {
     /// The game as PGN.
     #[zbus(property)]
     fn pgn(&self) -> String {
-        self.handle.status().pgn
+        published(&self.handle.status()).pgn
     }
 
     /// The edition of the FIDE Laws applied (`fide-2023`, `fide-2014`, `fide-classic`).
     #[zbus(property(emits_changed_signal = "const"))]
     fn laws(&self) -> String {
-        self.handle.status().laws
+        published(&self.handle.status()).laws
     }
 
     /// A move was completed and confirmed.
@@ -182,29 +202,74 @@ impl BoardObject {
     async fn event(emitter: &SignalEmitter<'_>, json: &str) -> zbus::Result<()>;
 }
 
-/// Emits the signals of one event: its own, then `Event` with the JSON line.
-async fn emit_event(emitter: &SignalEmitter<'_>, event: &TimedEvent) -> zbus::Result<()> {
-    match &event.event {
-        GameEvent::Board { .. } => {}
-        GameEvent::NewGame { fen, chess960 } => {
-            BoardObject::new_game_signal(emitter, fen, *chess960).await?
+/// One signal as it goes on the bus, every string in it made fit ([`one_line`]).
+#[derive(Debug, Clone, PartialEq)]
+pub enum Signal {
+    /// `NewGame(fen, chess960)`.
+    NewGame(String, bool),
+    /// `Move(ply, uci, san, fen)`.
+    Move(u32, String, String, String),
+    /// `Retract(ply, uci)`.
+    Retract(u32, String),
+    /// `Takeback(ply)`.
+    Takeback(u32),
+    /// `Violation(ply, article, laws, detail)`.
+    Violation(u32, String, String, String),
+    /// `Mismatch(squares)`.
+    Mismatch(Vec<String>),
+    /// `Clock(white_ms, black_ms, running)`.
+    Clock(i64, i64, &'static str),
+    /// `Result(result, reason)`.
+    Result(String, String),
+    /// `Event(json)`.
+    Event(String),
+}
+
+impl Signal {
+    /// Every string the signal carries.
+    pub fn strings(&self) -> Vec<&str> {
+        match self {
+            Signal::NewGame(fen, _) => vec![fen],
+            Signal::Move(_, uci, san, fen) => vec![uci, san, fen],
+            Signal::Retract(_, uci) => vec![uci],
+            Signal::Takeback(_) => vec![],
+            Signal::Violation(_, article, laws, detail) => vec![article, laws, detail],
+            Signal::Mismatch(squares) => squares.iter().map(String::as_str).collect(),
+            Signal::Clock(_, _, running) => vec![running],
+            Signal::Result(result, reason) => vec![result, reason],
+            Signal::Event(json) => vec![json],
         }
+    }
+}
+
+/// The signals of one event, in the order they are sent: its own (if it has one), then
+/// `Event` with the JSON line.
+pub fn signals(event: &TimedEvent) -> Vec<Signal> {
+    let line = |s: &str| one_line(s).into_owned();
+    let own = match &event.event {
+        GameEvent::Board { .. } => None,
+        GameEvent::NewGame { fen, chess960 } => Some(Signal::NewGame(line(fen), *chess960)),
         GameEvent::Move {
             ply, uci, san, fen, ..
-        } => BoardObject::move_signal(emitter, *ply, uci, san, fen).await?,
-        GameEvent::Retract { ply, uci } => BoardObject::retract(emitter, *ply, uci).await?,
-        GameEvent::Takeback { ply } => BoardObject::takeback(emitter, *ply).await?,
+        } => Some(Signal::Move(*ply, line(uci), line(san), line(fen))),
+        GameEvent::Retract { ply, uci } => Some(Signal::Retract(*ply, line(uci))),
+        GameEvent::Takeback { ply } => Some(Signal::Takeback(*ply)),
         GameEvent::Violation {
             ply,
             article,
             laws,
             detail,
             ..
-        } => BoardObject::violation(emitter, *ply, article, laws, detail).await?,
+        } => Some(Signal::Violation(
+            *ply,
+            line(article),
+            line(laws),
+            line(detail),
+        )),
         // The arbiter's newer events travel in `Event` only, for now.
-        GameEvent::ClaimLapsed { .. } | GameEvent::Due { .. } | GameEvent::Withdrawn { .. } => {}
+        GameEvent::ClaimLapsed { .. } | GameEvent::Due { .. } | GameEvent::Withdrawn { .. } => None,
         GameEvent::Mismatch { squares, .. } => {
-            BoardObject::mismatch(emitter, squares.clone()).await?
+            Some(Signal::Mismatch(squares.iter().map(|s| line(s)).collect()))
         }
         GameEvent::Clock {
             white_ms,
@@ -217,17 +282,67 @@ async fn emit_event(emitter: &SignalEmitter<'_>, event: &TimedEvent) -> zbus::Re
                 None => "",
             };
             let ms = |v: &u64| i64::try_from(*v).unwrap_or(i64::MAX);
-            BoardObject::clock(emitter, ms(white_ms), ms(black_ms), running).await?
+            Some(Signal::Clock(ms(white_ms), ms(black_ms), running))
         }
-        GameEvent::Result { result, reason } => {
-            BoardObject::result_signal(emitter, result, reason).await?
+        GameEvent::Result { result, reason } => Some(Signal::Result(line(result), line(reason))),
+    };
+    own.into_iter()
+        .chain([Signal::Event(line(&event.to_json_line()))])
+        .collect()
+}
+
+/// Sends one signal.
+async fn emit(emitter: &SignalEmitter<'_>, signal: &Signal) -> zbus::Result<()> {
+    match signal {
+        Signal::NewGame(fen, chess960) => {
+            BoardObject::new_game_signal(emitter, fen, *chess960).await
         }
+        Signal::Move(ply, uci, san, fen) => {
+            BoardObject::move_signal(emitter, *ply, uci, san, fen).await
+        }
+        Signal::Retract(ply, uci) => BoardObject::retract(emitter, *ply, uci).await,
+        Signal::Takeback(ply) => BoardObject::takeback(emitter, *ply).await,
+        Signal::Violation(ply, article, laws, detail) => {
+            BoardObject::violation(emitter, *ply, article, laws, detail).await
+        }
+        Signal::Mismatch(squares) => BoardObject::mismatch(emitter, squares.clone()).await,
+        Signal::Clock(white, black, running) => {
+            BoardObject::clock(emitter, *white, *black, running).await
+        }
+        Signal::Result(result, reason) => BoardObject::result_signal(emitter, result, reason).await,
+        Signal::Event(json) => BoardObject::event(emitter, json).await,
     }
-    BoardObject::event(emitter, &event.to_json_line()).await
+}
+
+/// Emits the signals of one event ([`signals`]).
+async fn emit_event(emitter: &SignalEmitter<'_>, event: &TimedEvent) -> zbus::Result<()> {
+    for signal in signals(event) {
+        emit(emitter, &signal).await?;
+    }
+    Ok(())
+}
+
+/// The status as its properties publish it: every string made fit ([`one_line`], and
+/// [`text_lines`] for the PGN).
+pub fn published(status: &BoardStatus) -> BoardStatus {
+    let line = |s: &str| one_line(s).into_owned();
+    BoardStatus {
+        connected: status.connected,
+        protocol: line(&status.protocol),
+        device: line(&status.device),
+        serial: line(&status.serial),
+        orientation: line(&status.orientation),
+        placement: line(&status.placement),
+        fen: line(&status.fen),
+        ply: status.ply,
+        pgn: text_lines(&status.pgn).into_owned(),
+        laws: line(&status.laws),
+    }
 }
 
 /// Emits one `PropertiesChanged` with every property that differs between `last` and
-/// `now` (none when nothing differs), its values taken from `now`.
+/// `now` (none when nothing differs), its values taken from `now`; both are
+/// [`published`] statuses.
 async fn emit_changes(
     emitter: &SignalEmitter<'_>,
     last: &BoardStatus,
@@ -279,12 +394,12 @@ pub async fn follow(
         }
     };
     let mut status = handle.watch_status();
-    let mut last = status.borrow_and_update().clone();
+    let mut last = published(&status.borrow_and_update());
     loop {
         let result = tokio::select! {
             event = events.recv() => match event {
                 Ok(event) => {
-                    let now = status.borrow_and_update().clone();
+                    let now = published(&status.borrow_and_update());
                     let changes = emit_changes(iface.signal_emitter(), &last, &now).await;
                     last = now;
                     match changes {
@@ -302,7 +417,7 @@ pub async fn follow(
                 if changed.is_err() {
                     return;
                 }
-                let now = status.borrow_and_update().clone();
+                let now = published(&status.borrow_and_update());
                 let result = emit_changes(iface.signal_emitter(), &last, &now).await;
                 last = now;
                 result

@@ -28,9 +28,16 @@ pub enum Error {
     NotAttached(String),
 }
 
+/// The longest error message returned; a message quoting a huge argument is cut.
+const MAX_MESSAGE: usize = 1024;
+
+fn message(e: &impl std::fmt::Display) -> String {
+    crate::text::line(&e.to_string(), MAX_MESSAGE).into_owned()
+}
+
 impl From<BoardError> for Error {
     fn from(e: BoardError) -> Self {
-        let text = e.to_string();
+        let text = message(&e);
         match e {
             BoardError::InvalidArgument(_) => Error::InvalidArgs(text),
             BoardError::NotConnected(_) => Error::NotConnected(text),
@@ -43,7 +50,7 @@ impl From<BoardError> for Error {
 
 impl From<AttachError> for Error {
     fn from(e: AttachError) -> Self {
-        let text = e.to_string();
+        let text = message(&e);
         match e {
             AttachError::InvalidPath(_) => Error::InvalidArgs(text),
             AttachError::NotAttached(_) => Error::NotAttached(text),

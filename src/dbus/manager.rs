@@ -34,13 +34,19 @@ impl ManagerObject {
     /// its object.
     async fn attach_device(&self, path: String) -> Result<OwnedObjectPath, Error> {
         let device = PathBuf::from(&path);
+        crate::daemon::config::check_device_path(&device)
+            .map_err(|e| Error::InvalidArgs(e.to_string()))?;
         if !device.is_absolute() {
             return Err(Error::InvalidArgs(format!(
-                "the device path must be absolute: {path:?}"
+                "the device path must be absolute: {:?}",
+                crate::text::quote(&path)
             )));
         }
         if !device.exists() {
-            return Err(Error::InvalidArgs(format!("no such device: {path}")));
+            return Err(Error::InvalidArgs(format!(
+                "no such device: {}",
+                crate::text::quote(&path)
+            )));
         }
         let handle = self.daemon.attach_device(&device).await?;
         self.exporter.sync().await?;

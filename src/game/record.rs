@@ -34,6 +34,10 @@ pub struct GameRecord {
     pub result: Option<String>,
 }
 
+/// The longest tag value written (PGN's limit for a string token); longer values are cut,
+/// and control characters in them are written as escapes.
+pub const MAX_TAG_VALUE: usize = 255;
+
 const STANDARD_FEN: &str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
 
 impl GameRecord {
@@ -103,7 +107,9 @@ impl GameRecord {
             let _ = writeln!(
                 out,
                 "[{k} \"{}\"]",
-                v.replace('\\', "\\\\").replace('"', "\\\"")
+                crate::text::line(v, MAX_TAG_VALUE)
+                    .replace('\\', "\\\\")
+                    .replace('"', "\\\"")
             );
         }
         let _ = writeln!(out, "[Result \"{result}\"]");

@@ -16,6 +16,7 @@ use tokio::sync::{broadcast, mpsc, watch};
 use super::http::RelayState;
 use super::pgn::{PgnTags, game_pgn};
 use crate::daemon::board::BoardStatus;
+use crate::daemon::complaint::{Complaint, Say};
 use crate::daemon::{BoardChange, Daemon};
 use crate::event::{GameEvent, TimedEvent};
 use crate::game::record::GameRecord;
@@ -400,6 +401,7 @@ async fn run_pgn_dir(
         follow(&handle, &tx);
         followed.insert(handle.id(), handle);
     }
+    let mut pgn_errors = Complaint::new();
     loop {
         tokio::select! {
             change = changes.recv() => match change {
@@ -434,8 +436,17 @@ async fn run_pgn_dir(
                 }
                 if !to_write.is_empty() {
                     let ids: Vec<u32> = to_write.into_iter().collect();
-                    if let Err(e) = files.write_boards(&ids).await {
-                        tracing::warn!("cannot write PGN: {e}");
+                    let written = files.write_boards(&ids).await;
+                    // A full disk fails every move: said once, and once when it clears.
+                    match pgn_errors.note(written.map_err(|e| {
+                        let kind = format!("{:?}", e.kind());
+                        (e, kind)
+                    })) {
+                        Some(Say::Failing(e)) => tracing::warn!(
+                            "cannot write PGN: {e}; tried again on every move, said again once it works"
+                        ),
+                        Some(Say::Cleared) => tracing::info!("PGN written again"),
+                        None => {}
                     }
                 }
             }

@@ -4,6 +4,7 @@
 //! link alive; nothing here decides anything about a game.
 
 use crate::protocol::{dgt, millennium};
+use crate::text::board_text;
 
 /// Something a board said about itself or its link.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -11,7 +12,8 @@ pub enum LinkInfo {
     /// The board's serial number as it sent it: DGT SERIALNR (`long` false) or
     /// LONG_SERIALNR (`long` true).
     Serial {
-        /// The text as sent, trimmed.
+        /// The text as sent, trimmed and made printable ([`crate::text::board_text`]:
+        /// control characters escaped, at most [`crate::text::MAX_BOARD_TEXT`] bytes).
         text: String,
         /// Whether this is the long serial number.
         long: bool,
@@ -51,11 +53,11 @@ impl std::fmt::Display for LinkInfo {
 pub(super) fn from_dgt(message: &dgt::BoardMessage) -> Option<LinkInfo> {
     match message {
         dgt::BoardMessage::SerialNr(s) => Some(LinkInfo::Serial {
-            text: s.trim().to_string(),
+            text: board_text(s.as_bytes()),
             long: false,
         }),
         dgt::BoardMessage::LongSerialNr(s) => Some(LinkInfo::Serial {
-            text: s.trim().to_string(),
+            text: board_text(s.as_bytes()),
             long: true,
         }),
         dgt::BoardMessage::Version(v) => Some(LinkInfo::Version(v.to_string())),

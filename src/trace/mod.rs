@@ -7,7 +7,9 @@
 mod read;
 mod write;
 
-pub use read::{TraceError, parse_trace, read_trace_file};
+pub use read::{
+    MAX_FILE_SIZE, MAX_LINE_LEN, MAX_TIME_MS, TraceError, parse_trace, read_trace, read_trace_file,
+};
 pub use write::TraceWriter;
 
 use crate::protocol::Protocol;

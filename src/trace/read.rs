@@ -1,9 +1,14 @@
 //! Reading traces: every error names its line; nothing is guessed.
 
+use std::io::{BufRead, Read};
 use std::path::Path;
+
+use shakmaty::fen::Fen;
+use shakmaty::{CastlingMode, Chess};
 
 use super::{Chunk, Direction, Trace, TraceHeader};
 use crate::protocol::Protocol;
+use crate::text;
 use crate::time::Time;
 
 /// Why a trace could not be read.
@@ -37,136 +42,253 @@ fn malformed(line: usize, message: impl Into<String>) -> TraceError {
     }
 }
 
-/// Reads and parses a trace file.
+/// The longest line a trace may hold, in bytes (a data line of a 64 KiB read is 192 KiB).
+pub const MAX_LINE_LEN: usize = 256 * 1024;
+
+/// The largest trace file read, in bytes (a day of a board's traffic is a few megabytes).
+pub const MAX_FILE_SIZE: u64 = 64 << 20;
+
+/// The last time a trace can hold, in milliseconds (about 317 years): far enough for any
+/// recording, near enough that timers counted from it never reach the end of [`Time`]
+/// (a time near that end made a replay wait for ever on a timer that could not move on).
+pub const MAX_TIME_MS: u64 = 10_000_000_000_000;
+
+/// Reads and parses a trace file line by line: a line longer than [`MAX_LINE_LEN`] or a
+/// file larger than [`MAX_FILE_SIZE`] is refused as soon as it is seen (`/dev/zero`
+/// fails on its first line, having read 256 KiB).
 pub fn read_trace_file(path: &Path) -> Result<Trace, TraceError> {
-    let bytes = std::fs::read(path).map_err(|source| TraceError::Io {
+    let io_error = |source| TraceError::Io {
         path: path.display().to_string(),
         source,
-    })?;
-    let text = String::from_utf8(bytes).map_err(|e| {
-        let valid = &e.as_bytes()[..e.utf8_error().valid_up_to()];
-        let line = valid.iter().filter(|&&b| b == b'\n').count() + 1;
-        malformed(line, "not UTF-8 text")
-    })?;
-    parse_trace(&text)
+    };
+    let file = std::fs::File::open(path).map_err(io_error)?;
+    read_trace(std::io::BufReader::new(file)).map_err(|e| match e {
+        TraceError::Io { source, .. } => io_error(source),
+        other => other,
+    })
+}
+
+/// Reads and parses a trace from `reader`, with the limits of [`read_trace_file`].
+pub fn read_trace(mut reader: impl BufRead) -> Result<Trace, TraceError> {
+    let mut parser = Parser::default();
+    let mut buf = Vec::new();
+    let mut total: u64 = 0;
+    for line_no in 1.. {
+        buf.clear();
+        let read = (&mut reader)
+            .take(MAX_LINE_LEN as u64 + 1)
+            .read_until(b'\n', &mut buf)
+            .map_err(|source| TraceError::Io {
+                path: String::new(),
+                source,
+            })?;
+        if read == 0 {
+            break;
+        }
+        total += read as u64;
+        if total > MAX_FILE_SIZE {
+            return Err(malformed(
+                line_no,
+                format!("the trace is larger than {MAX_FILE_SIZE} bytes"),
+            ));
+        }
+        let content = buf.strip_suffix(b"\n").unwrap_or(&buf);
+        if content.len() > MAX_LINE_LEN {
+            return Err(malformed(
+                line_no,
+                format!("the line is longer than {MAX_LINE_LEN} bytes"),
+            ));
+        }
+        let text =
+            std::str::from_utf8(content).map_err(|_| malformed(line_no, "not UTF-8 text"))?;
+        parser.line(line_no, text)?;
+    }
+    parser.finish()
 }
 
 /// Parses the text of a trace.
 pub fn parse_trace(text: &str) -> Result<Trace, TraceError> {
-    let mut version: Option<u32> = None;
-    let mut protocol: Option<Protocol> = None;
-    let mut header = TraceHeader::new(Protocol::Dgt);
-    let mut chunks: Vec<Chunk> = Vec::new();
-    let mut seen_data = false;
-    let mut last_t = Time::ZERO;
-
+    let mut parser = Parser::default();
     for (index, raw) in text.lines().enumerate() {
-        let line_no = index + 1;
+        parser.line(index + 1, raw)?;
+    }
+    parser.finish()
+}
+
+/// A trace read one line at a time.
+struct Parser {
+    version: Option<u32>,
+    protocol: Option<Protocol>,
+    header: TraceHeader,
+    chunks: Vec<Chunk>,
+    seen_data: bool,
+    last_t: Time,
+}
+
+impl Default for Parser {
+    fn default() -> Self {
+        Parser {
+            version: None,
+            protocol: None,
+            header: TraceHeader::new(Protocol::Dgt),
+            chunks: Vec::new(),
+            seen_data: false,
+            last_t: Time::ZERO,
+        }
+    }
+}
+
+impl Parser {
+    /// Takes in line `line_no` (1-based), without its line break.
+    fn line(&mut self, line_no: usize, raw: &str) -> Result<(), TraceError> {
         let line = raw.trim();
         if line.is_empty() {
-            continue;
+            return Ok(());
         }
         if let Some(comment) = line.strip_prefix('#') {
-            if seen_data {
-                continue;
+            if !self.seen_data {
+                self.header_line(line_no, comment)?;
             }
-            // The magic line is written `# eboard-trace 1` (the contract's own form) or
-            // `# eboard-trace: 1`.
-            let magic = comment.trim_start().strip_prefix("eboard-trace");
-            let split = match magic {
-                Some(rest) if rest.starts_with([' ', '\t', ':']) => {
-                    Some(("eboard-trace", rest.trim_start_matches([' ', '\t', ':'])))
-                }
-                _ => comment.split_once(':'),
-            };
-            let Some((key, value)) = split else {
-                continue;
-            };
-            let key = key.trim();
-            let value = value.trim();
-            if key.is_empty() || key.contains(char::is_whitespace) {
-                continue;
-            }
-            if version.is_none() && key != "eboard-trace" {
-                return Err(malformed(
-                    line_no,
-                    format!("the first header must be `# eboard-trace 1`, found `{key}`"),
-                ));
-            }
-            match key {
-                "eboard-trace" => {
-                    if version.is_some() {
-                        return Err(malformed(line_no, "`eboard-trace` given twice"));
-                    }
-                    let v: u32 = value.parse().map_err(|_| {
-                        malformed(line_no, format!("trace version {value:?} is not a number"))
-                    })?;
-                    if v != 1 {
-                        return Err(malformed(
-                            line_no,
-                            format!("trace version {v} is not supported (only 1)"),
-                        ));
-                    }
-                    version = Some(v);
-                }
-                "protocol" => {
-                    let p: Protocol =
-                        value
-                            .parse()
-                            .map_err(|e: crate::protocol::UnknownProtocol| {
-                                malformed(line_no, e.to_string())
-                            })?;
-                    protocol = Some(p);
-                }
-                "serial" => header.serial = Some(value.to_string()),
-                "start-fen" => header.start_fen = Some(value.to_string()),
-                "laws" => header.laws = Some(value.to_string()),
-                _ => header.other.push((key.to_string(), value.to_string())),
-            }
-            continue;
+            return Ok(());
         }
-        if !seen_data {
-            if version.is_none() {
+        if !self.seen_data {
+            if self.version.is_none() {
                 return Err(malformed(
                     line_no,
                     "data before the `# eboard-trace 1` header",
                 ));
             }
-            if protocol.is_none() {
+            if self.protocol.is_none() {
                 return Err(malformed(
                     line_no,
                     "data before the `# protocol:` header (dgt or millennium)",
                 ));
             }
-            seen_data = true;
+            self.seen_data = true;
         }
         let chunk = parse_data_line(line, line_no)?;
-        if chunk.t < last_t {
+        if chunk.t < self.last_t {
             return Err(malformed(
                 line_no,
                 format!(
                     "time {} is earlier than the line before ({})",
-                    chunk.t, last_t
+                    chunk.t, self.last_t
                 ),
             ));
         }
-        last_t = chunk.t;
-        chunks.push(chunk);
+        self.last_t = chunk.t;
+        self.chunks.push(chunk);
+        Ok(())
     }
 
-    let Some(version) = version else {
-        return Err(TraceError::Header(
-            "not a trace: no `# eboard-trace 1` header".to_string(),
-        ));
-    };
-    let Some(protocol) = protocol else {
-        return Err(TraceError::Header(
-            "the trace has no `# protocol:` header".to_string(),
-        ));
-    };
-    header.version = version;
-    header.protocol = protocol;
-    Ok(Trace { header, chunks })
+    fn header_line(&mut self, line_no: usize, comment: &str) -> Result<(), TraceError> {
+        // The magic line is written `# eboard-trace 1` (the contract's own form) or
+        // `# eboard-trace: 1`.
+        let magic = comment.trim_start().strip_prefix("eboard-trace");
+        let split = match magic {
+            Some(rest) if rest.starts_with([' ', '\t', ':']) => {
+                Some(("eboard-trace", rest.trim_start_matches([' ', '\t', ':'])))
+            }
+            _ => comment.split_once(':'),
+        };
+        let Some((key, value)) = split else {
+            return Ok(());
+        };
+        let key = key.trim();
+        let value = value.trim();
+        if key.is_empty() || key.contains(char::is_whitespace) {
+            return Ok(());
+        }
+        if self.version.is_none() && key != "eboard-trace" {
+            return Err(malformed(
+                line_no,
+                format!(
+                    "the first header must be `# eboard-trace 1`, found `{}`",
+                    text::quote(key)
+                ),
+            ));
+        }
+        match key {
+            "eboard-trace" => {
+                if self.version.is_some() {
+                    return Err(malformed(line_no, "`eboard-trace` given twice"));
+                }
+                let v: u32 = value.parse().map_err(|_| {
+                    malformed(
+                        line_no,
+                        format!("trace version \"{}\" is not a number", text::quote(value)),
+                    )
+                })?;
+                if v != 1 {
+                    return Err(malformed(
+                        line_no,
+                        format!("trace version {v} is not supported (only 1)"),
+                    ));
+                }
+                self.version = Some(v);
+            }
+            "protocol" => {
+                let p: Protocol =
+                    value
+                        .parse()
+                        .map_err(|_: crate::protocol::UnknownProtocol| {
+                            malformed(
+                                line_no,
+                                format!(
+                                    "unknown protocol \"{}\" (dgt or millennium)",
+                                    text::quote(value)
+                                ),
+                            )
+                        })?;
+                self.protocol = Some(p);
+            }
+            "serial" => self.header.serial = Some(value.to_string()),
+            "start-fen" => {
+                check_start_fen(value).map_err(|e| malformed(line_no, e))?;
+                self.header.start_fen = Some(value.to_string());
+            }
+            "laws" => self.header.laws = Some(value.to_string()),
+            _ => self.header.other.push((key.to_string(), value.to_string())),
+        }
+        Ok(())
+    }
+
+    fn finish(self) -> Result<Trace, TraceError> {
+        let Some(version) = self.version else {
+            return Err(TraceError::Header(
+                "not a trace: no `# eboard-trace 1` header".to_string(),
+            ));
+        };
+        let Some(protocol) = self.protocol else {
+            return Err(TraceError::Header(
+                "the trace has no `# protocol:` header".to_string(),
+            ));
+        };
+        let mut header = self.header;
+        header.version = version;
+        header.protocol = protocol;
+        Ok(Trace {
+            header,
+            chunks: self.chunks,
+        })
+    }
+}
+
+/// Refuses a `start-fen` that is not the FEN of a legal position (standard or Chess960
+/// castling).
+fn check_start_fen(value: &str) -> Result<(), String> {
+    let fen: Fen = value
+        .parse()
+        .map_err(|e| format!("start-fen \"{}\" is not a FEN ({e})", text::quote(value)))?;
+    let legal = |mode| fen.clone().into_position::<Chess>(mode).is_ok();
+    if legal(CastlingMode::Standard) || legal(CastlingMode::Chess960) {
+        Ok(())
+    } else {
+        Err(format!(
+            "start-fen \"{}\" is not a legal position",
+            text::quote(value)
+        ))
+    }
 }
 
 fn parse_data_line(line: &str, line_no: usize) -> Result<Chunk, TraceError> {
@@ -177,26 +299,43 @@ fn parse_data_line(line: &str, line_no: usize) -> Result<Chunk, TraceError> {
     let t = parse_time(time_text).ok_or_else(|| {
         malformed(
             line_no,
-            format!("{time_text:?} is not a time in milliseconds"),
+            format!(
+                "\"{}\" is not a time in milliseconds",
+                text::quote(time_text)
+            ),
         )
     })?;
+    if t > Time::from_millis(MAX_TIME_MS) {
+        return Err(malformed(
+            line_no,
+            format!(
+                "time {} ms is past the last time a trace can hold ({MAX_TIME_MS} ms)",
+                text::quote(time_text)
+            ),
+        ));
+    }
     let dir = match fields.next() {
         Some("<") => Direction::FromBoard,
         Some(">") => Direction::ToBoard,
         Some(other) => {
             return Err(malformed(
                 line_no,
-                format!("direction must be `<` or `>`, found {other:?}"),
+                format!(
+                    "direction must be `<` or `>`, found \"{}\"",
+                    text::quote(other)
+                ),
             ));
         }
         None => return Err(malformed(line_no, "missing direction `<` or `>`")),
     };
     let mut bytes = Vec::new();
     for hex in fields {
-        bytes.push(
-            parse_hex_byte(hex)
-                .ok_or_else(|| malformed(line_no, format!("{hex:?} is not a byte in hex")))?,
-        );
+        bytes.push(parse_hex_byte(hex).ok_or_else(|| {
+            malformed(
+                line_no,
+                format!("\"{}\" is not a byte in hex", text::quote(hex)),
+            )
+        })?);
     }
     if bytes.is_empty() {
         return Err(malformed(line_no, "a data line needs at least one byte"));

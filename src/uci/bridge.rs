@@ -8,10 +8,11 @@
 //! running daemon), so opening or probing a board never holds up an answer to the GUI:
 //! `uci` and `isready` are answered at once, always.
 
-use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncWrite, AsyncWriteExt};
+use tokio::io::{AsyncBufRead, AsyncWrite, AsyncWriteExt};
 use tokio::sync::mpsc;
 
 use super::engine::{Action, Engine};
+use super::input::{BoundedLines, InputLine, MAX_LINE};
 use crate::event::GameEvent;
 
 /// What the board task tells the bridge.
@@ -71,7 +72,7 @@ where
     R: AsyncBufRead + Unpin,
     W: AsyncWrite + Unpin,
 {
-    let mut lines = input.lines();
+    let mut lines = BoundedLines::new(input, MAX_LINE);
     let mut board_open = true;
     loop {
         while let Some(line) = engine.poll_line() {
@@ -92,20 +93,22 @@ where
         }
         tokio::select! {
             line = lines.next_line() => match line {
-                Ok(Some(line)) => {
+                Ok(Some(InputLine::Text(line))) => {
                     tracing::debug!("gui: {line}");
                     engine.handle_line(&line);
                 }
-                Ok(None) => engine.handle_input_closed(),
-                Err(e) => {
-                    // Not UTF-8, or the pipe failed: a line we cannot read is skipped, a
-                    // broken input ends the engine.
-                    if e.kind() == std::io::ErrorKind::InvalidData {
-                        engine.handle_line("\u{fffd}");
-                    } else {
-                        engine.handle_input_closed();
-                    }
+                // A line we cannot read is skipped (and told as the engine tells any line
+                // it does not know).
+                Ok(Some(InputLine::NotUtf8)) => engine.handle_line("\u{fffd}"),
+                Ok(Some(InputLine::TooLong(len))) => {
+                    tracing::warn!("a line of {len} bytes from the GUI was ignored");
+                    engine.handle_notice(&format!(
+                        "a line of {len} bytes was ignored: lines are at most {MAX_LINE} bytes"
+                    ));
                 }
+                Ok(None) => engine.handle_input_closed(),
+                // A broken input ends the engine.
+                Err(_) => engine.handle_input_closed(),
             },
             news = board.news.recv(), if board_open => match news {
                 Some(News::Events(events)) => {

@@ -1,11 +1,16 @@
 //! The daemon end to end: a private bus started by the test (busd, in process), boards on
 //! pseudo-terminals, a D-Bus client watching. Nothing needs to be installed.
 
+mod bus_relay;
 mod cli;
 mod emulated;
 mod emulated_game;
 mod emulated_links;
 mod faults;
+mod faults_bus;
+mod faults_edge;
+mod faults_input;
+mod faults_journal;
 mod faults_process;
 mod game;
 mod introspection;

@@ -171,10 +171,12 @@ fn a_journal_the_disk_refuses_keeps_the_game_and_catches_up_when_it_takes_it() {
     let (mut j, _) = Journal::open(dir.path(), "b", Players::default()).expect("open");
     j.record(&at(0, new_game())).expect("new game");
     // The disk is full: the append fails, the game goes on in memory.
-    j.file = OpenOptions::new()
-        .append(true)
-        .open("/dev/full")
-        .expect("/dev/full");
+    j.file = Some(
+        OpenOptions::new()
+            .append(true)
+            .open("/dev/full")
+            .expect("/dev/full"),
+    );
     let e = j.record(&at(10, e4())).expect_err("no space");
     assert_eq!(e.source.raw_os_error(), Some(28), "{e}");
     assert!(j.behind());
