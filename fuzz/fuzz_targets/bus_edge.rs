@@ -36,6 +36,7 @@ fuzz_target!(|data: &[u8]| {
     let settings = CoreSettings {
         orientation: None,
         settle: eboardd::tracker::DEFAULT_SETTLE,
+        slide_rests: Default::default(),
         laws: Laws::default(),
         touch_move: TouchMove::default(),
     };

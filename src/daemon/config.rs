@@ -17,6 +17,7 @@ use serde::Deserialize;
 use crate::event::Orientation;
 use crate::protocol::Protocol;
 use crate::text;
+use crate::tracker::SlideRests;
 
 /// Where the system service reads its configuration.
 pub const SYSTEM_CONFIG: &str = "/etc/eboardd/config.toml";
@@ -135,6 +136,21 @@ pub struct BoardConfig {
     /// How long a placed piece must rest before the move counts as released.
     #[serde(default, rename = "settle-ms")]
     pub settle: Settle,
+    /// Whose slid pieces wait, in case they rest on their way, before their move counts as
+    /// released: `learned` (a player's once seen resting), `always` or `never`.
+    #[serde(default, rename = "slide-rests")]
+    pub slide_rests: SlideRestsChoice,
+}
+
+/// The `slide-rests` setting of a board (see [`SlideRests`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct SlideRestsChoice(pub SlideRests);
+
+impl FromStr for SlideRestsChoice {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        s.parse().map(SlideRestsChoice)
+    }
 }
 
 impl BoardConfig {
@@ -147,6 +163,7 @@ impl BoardConfig {
             white: None,
             black: None,
             settle: Settle::default(),
+            slide_rests: SlideRestsChoice::default(),
         }
     }
 }
@@ -395,7 +412,13 @@ macro_rules! deserialize_from_str {
         }
     )*};
 }
-deserialize_from_str!(ProtocolChoice, OrientationChoice, Laws, TouchMove);
+deserialize_from_str!(
+    ProtocolChoice,
+    OrientationChoice,
+    Laws,
+    TouchMove,
+    SlideRestsChoice
+);
 
 impl<'de> Deserialize<'de> for Settle {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
@@ -423,6 +446,7 @@ orientation = "rotated"
 white = "Anna"
 black = "Boris"
 settle-ms = 250
+slide-rests = "always"
 
 [[board]]
 device = "/dev/rfcomm0"
@@ -440,6 +464,24 @@ device = "/dev/rfcomm0"
         assert_eq!(c.boards[0].settle, Settle(Duration::from_millis(250)));
         assert_eq!(c.boards[1].protocol, ProtocolChoice::Auto);
         assert_eq!(c.boards[1].settle, Settle(DEFAULT_SETTLE));
+        assert_eq!(
+            c.boards[0].slide_rests,
+            SlideRestsChoice(SlideRests::Always)
+        );
+        assert_eq!(
+            c.boards[1].slide_rests,
+            SlideRestsChoice(SlideRests::Learned)
+        );
+    }
+
+    #[test]
+    fn an_unknown_slide_rests_value_is_rejected_naming_the_choices() {
+        let text = "[[board]]\ndevice = \"/dev/ttyUSB0\"\nslide-rests = \"sometimes\"\n";
+        let msg = Config::parse(text, "x.toml")
+            .expect_err("bad value")
+            .to_string();
+        assert!(msg.contains("sometimes"), "{msg}");
+        assert!(msg.contains("never, learned or always"), "{msg}");
     }
 
     #[test]

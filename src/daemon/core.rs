@@ -189,6 +189,8 @@ pub struct CoreSettings {
     pub orientation: Option<Orientation>,
     /// The settle window.
     pub settle: Duration,
+    /// Whose slid pieces wait the slide rest.
+    pub slide_rests: crate::tracker::SlideRests,
     /// The edition of the Laws.
     pub laws: Laws,
     /// The touch-move mode.

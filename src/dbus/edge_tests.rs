@@ -40,6 +40,7 @@ fn publishes_only_valid_strings(protocol: Protocol, pieces: &[Vec<u8>]) {
     let settings = CoreSettings {
         orientation: None,
         settle: crate::tracker::DEFAULT_SETTLE,
+        slide_rests: Default::default(),
         laws: Laws::default(),
         touch_move: TouchMove::default(),
     };
@@ -116,6 +117,7 @@ fn a_serial_number_with_nul_and_escapes_is_published_escaped() {
     let settings = CoreSettings {
         orientation: None,
         settle: crate::tracker::DEFAULT_SETTLE,
+        slide_rests: Default::default(),
         laws: Laws::default(),
         touch_move: TouchMove::default(),
     };

@@ -132,6 +132,31 @@ pub enum SlideRests {
     Always,
 }
 
+impl SlideRests {
+    /// The setting's name in configuration files.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SlideRests::Never => "never",
+            SlideRests::Learned => "learned",
+            SlideRests::Always => "always",
+        }
+    }
+}
+
+impl std::str::FromStr for SlideRests {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s.trim() {
+            "never" => Ok(SlideRests::Never),
+            "learned" => Ok(SlideRests::Learned),
+            "always" => Ok(SlideRests::Always),
+            _ => Err(format!(
+                "unknown slide-rests {s:?} (expected never, learned or always)"
+            )),
+        }
+    }
+}
+
 /// The slide rest unless configured otherwise: above the longest rest of a hand on a slid
 /// piece on its way (700 ms), and a scan.
 pub const DEFAULT_SLIDE_REST: Duration = Duration::from_millis(800);

@@ -79,6 +79,7 @@ impl PipelineCore {
     pub fn new(protocol: Protocol, settings: &CoreSettings) -> Self {
         let tracker = TrackerConfig {
             settle: settings.settle,
+            slide_rests: settings.slide_rests,
             ..TrackerConfig::default()
         };
         let config = CoreConfig {

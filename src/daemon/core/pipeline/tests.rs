@@ -15,6 +15,7 @@ fn settings() -> CoreSettings {
     CoreSettings {
         orientation: None,
         settle: Duration::from_millis(300),
+        slide_rests: Default::default(),
         laws: Laws::default(),
         touch_move: TouchMove::default(),
     }
