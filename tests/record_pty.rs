@@ -100,6 +100,28 @@ fn record_writes_a_trace_of_a_dgt_board_on_a_pty() {
         .flat_map(|c| c.bytes.clone())
         .collect();
     assert!(written.contains(&0x42), "{written:02x?}");
+    // The host's commands are paced for the board's 10-byte command buffer: the first
+    // 300 ms or more after the port was opened, each next one 90 ms or more later.
+    let host: Vec<_> = trace
+        .chunks
+        .iter()
+        .filter(|c| c.dir == eboardd::trace::Direction::ToBoard)
+        .collect();
+    assert!(host.len() >= 5, "the whole start-up: {host:02x?}");
+    assert!(
+        host[0].t >= eboardd::time::Time::from_millis(300),
+        "first command at {}",
+        host[0].t
+    );
+    for pair in host.windows(2) {
+        let gap = pair[1].t.as_micros() - pair[0].t.as_micros();
+        assert!(
+            gap >= 90_000,
+            "{:02x?} then {:02x?}: {gap} µs apart",
+            pair[0].bytes,
+            pair[1].bytes
+        );
+    }
     let read: Vec<u8> = trace.from_board().flat_map(|c| c.bytes.clone()).collect();
     assert_eq!(&read[..67], &START_DUMP[..]);
     assert_eq!(&read[67..], &[0x8e, 0x00, 0x05, 0x34, 0x00]);

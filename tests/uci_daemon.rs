@@ -119,9 +119,11 @@ fn the_bridge_follows_the_daemons_board_and_answers_with_its_moves() {
     let dir = tempfile::tempdir().expect("tempdir");
     let address = start_bus(dir.path());
     // No clock: the daemon holds a move while the mover's clock runs until its press (at
-    // most 10 s), and this hand does not press clocks.
+    // most 10 s), and this hand does not press clocks. A Revelation II: the daemon shows
+    // the GUI's moves on its LEDs (a plain e-board gets no LED commands).
     let options = BoardOptions {
         clock: false,
+        dgt_revelation: true,
         ..BoardOptions::default()
     };
     let hand = HandOptions::default().with_speed(SPEED);

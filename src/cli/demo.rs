@@ -81,6 +81,9 @@ pub fn run(args: DemoArgs) -> anyhow::Result<()> {
     };
     // Open the port before the board starts playing, as a daemon would be waiting.
     let mut device = runtime.block_on(async { Device::open(&path, protocol, config) })?;
+    // The start-up is paced (a DGT board's takes about a second): it is all written before
+    // the hand starts, so the board is listening for the first move.
+    runtime.block_on(device.start())?;
     let stop_board = Arc::clone(&stop);
     let board_thread = std::thread::spawn(move || {
         let stats = pty.run(&timeline, end, &stop_board);
@@ -95,7 +98,6 @@ pub fn run(args: DemoArgs) -> anyhow::Result<()> {
     let plies = game.moves.len() as u32;
     let wall_limit = Duration::from_secs_f64(end.as_ms_f64() / 1000.0 / args.speed + 5.0);
     let result = runtime.block_on(async {
-        device.start().await?;
         let mut deadline = tokio::time::Instant::now() + wall_limit;
         let mut finishing = false;
         loop {

@@ -33,6 +33,7 @@ use super::config::{Laws, TouchMove};
 
 pub mod clock;
 pub mod leds;
+pub mod pace;
 mod pipeline;
 pub mod watch;
 

@@ -15,6 +15,7 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::time::Instant;
 use tokio_serial::SerialStream;
 
+use crate::daemon::core::pace::Pacer;
 use crate::daemon::link::{self, LinkError};
 use crate::event::TimedEvent;
 use crate::pipeline::{BoardCore, CoreConfig};
@@ -61,6 +62,8 @@ pub struct Device {
     origin: Instant,
     trace: Option<TraceWriter<BufWriter<File>>>,
     buf: Vec<u8>,
+    /// When the next command may be written.
+    pace: Pacer,
 }
 
 impl Device {
@@ -68,6 +71,8 @@ impl Device {
     /// opens it.
     pub fn open(path: &Path, protocol: Protocol, core: CoreConfig) -> Result<Device, DeviceError> {
         let port = link::open(path, protocol.baud_rate()).map_err(DeviceError::Open)?;
+        let mut pace = Pacer::for_protocol(protocol);
+        pace.opened(Time::ZERO);
         Ok(Device {
             path: path.to_path_buf(),
             protocol,
@@ -76,6 +81,7 @@ impl Device {
             origin: Instant::now(),
             trace: None,
             buf: vec![0; 4096],
+            pace,
         })
     }
 
@@ -112,7 +118,7 @@ impl Device {
         &mut self.core
     }
 
-    /// Sends the protocol's start-up commands.
+    /// Sends the protocol's start-up commands (paced as [`Device::write`] paces).
     pub async fn start(&mut self) -> Result<(), DeviceError> {
         for command in startup_commands(self.protocol) {
             self.write(&command).await?;
@@ -120,9 +126,15 @@ impl Device {
         Ok(())
     }
 
-    /// Writes bytes to the board (and to the trace).
+    /// Writes one command to the board (and to the trace), once the board may take it
+    /// ([`Pacer`]: a DGT board's first command goes 400 ms after the port was opened, each
+    /// next one 100 ms after the one before; the wait is tokio's).
     pub async fn write(&mut self, bytes: &[u8]) -> Result<(), DeviceError> {
+        if let Some(due) = self.pace.due() {
+            tokio::time::sleep_until(self.origin + Duration::from_micros(due.as_micros())).await;
+        }
         let now = self.now();
+        self.pace.sent(now);
         if let Some(trace) = &mut self.trace {
             trace
                 .write(now, Direction::ToBoard, bytes)

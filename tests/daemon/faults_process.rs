@@ -187,7 +187,11 @@ fn stage() -> Stage {
         Protocol::Dgt,
         21,
         HandOptions::default(),
-        BoardOptions::default(),
+        // A Revelation II: SetLeds is a right call on it.
+        BoardOptions {
+            dgt_revelation: true,
+            ..BoardOptions::default()
+        },
     );
     Stage {
         dir,

@@ -5,8 +5,8 @@
 //!   alternates its from- and to-square ([`millennium::LedFrame::show_move`]), squares are
 //!   lit steadily; no squares is `X` (all off).
 //! - DGT (Revelation II, command 0x60): all off, then the move from its from-field to its
-//!   to-field as picochess lights it, or each square on its own. Boards without LEDs ignore
-//!   the command.
+//!   to-field as picochess lights it, or each square on its own. The core sends these only
+//!   to a board known to be a Revelation II: plain e-boards were seen to freeze on them.
 //!
 //! Pure functions: no state, no time, no IO.
 

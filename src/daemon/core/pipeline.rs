@@ -4,6 +4,10 @@
 //! Millennium the status requests that keep its link honest ([`LinkWatch`]). A board that
 //! sends nothing for [`SILENCE_LIMIT`] (a DGT board despite the keep-alive, a Millennium
 //! board despite the status requests) is a lost link.
+//!
+//! LED commands go only to boards known to have LEDs: every Millennium board, and a DGT
+//! board once its long serial number says it is a Revelation II. Elsewhere a shown move
+//! goes on the clock only, and setting LEDs is refused.
 
 use std::collections::VecDeque;
 use std::time::Duration;
@@ -72,6 +76,19 @@ impl PipelineCore {
         if let Some(messages) = self.leds_due.take() {
             self.transmit.extend(messages);
             self.leds_sent = Some(now);
+        }
+    }
+
+    /// Whether the board is known to have LEDs: every Millennium board; of DGT boards only
+    /// a Revelation II, told by its long serial number (other DGT boards were seen to
+    /// freeze on LED commands).
+    fn has_leds(&self) -> bool {
+        match self.protocol {
+            Protocol::Millennium => true,
+            Protocol::Dgt => self
+                .long_serial
+                .as_deref()
+                .is_some_and(dgt::long_serial_is_revelation),
         }
     }
 
@@ -245,9 +262,11 @@ impl Core for PipelineCore {
                 let UciMove::Normal { from, to, .. } = uci else {
                     return Err(CommandError::Rejected(format!("{uci} moves no piece")));
                 };
-                let orientation = self.orientation_now();
-                let messages = leds::show_move(self.protocol, orientation, from, to);
-                self.set_leds(now, messages);
+                if self.has_leds() {
+                    let orientation = self.orientation_now();
+                    let messages = leds::show_move(self.protocol, orientation, from, to);
+                    self.set_leds(now, messages);
+                }
                 // The move on the clock too, when there is one.
                 if self.protocol == Protocol::Dgt && self.clock.present() == Some(true) {
                     let text = if san.is_empty() { uci.to_string() } else { san };
@@ -256,6 +275,12 @@ impl Core for PipelineCore {
                 Ok(())
             }
             CoreCommand::SetLeds(squares) => {
+                if !self.has_leds() {
+                    return Err(CommandError::Unsupported(
+                        "this DGT board has no LEDs (it did not say it is a Revelation II)"
+                            .to_string(),
+                    ));
+                }
                 let orientation = self.orientation_now();
                 let messages = leds::light(self.protocol, orientation, &squares);
                 self.set_leds(now, messages);

@@ -139,6 +139,23 @@ pub fn startup_commands() -> Vec<Vec<u8>> {
     .collect()
 }
 
+/// Whether a LONG_SERIALNR text says the board is a Revelation II (and so has LEDs): its
+/// first four characters read as a version of 3.25 or more (`3.250010001` yes,
+/// `0000000001` no), the test picochess makes on a Revelation II.
+pub fn long_serial_is_revelation(text: &str) -> bool {
+    let b = text.as_bytes();
+    match b {
+        [major, b'.', m1, m2, ..]
+            if major.is_ascii_digit() && m1.is_ascii_digit() && m2.is_ascii_digit() =>
+        {
+            let version =
+                u32::from(major - b'0') * 100 + u32::from(m1 - b'0') * 10 + u32::from(m2 - b'0');
+            version >= 325
+        }
+        _ => false,
+    }
+}
+
 /// What the decoder hands back.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Decoded {

@@ -43,6 +43,8 @@ pub struct DgtDeviceConfig {
     pub clock_start: Duration,
     /// The board's firmware version.
     pub version: FirmwareVersion,
+    /// A Revelation II (it has LEDs): its long serial number starts `3.25`, not `3.10`.
+    pub revelation: bool,
 }
 
 impl Default for DgtDeviceConfig {
@@ -52,6 +54,7 @@ impl Default for DgtDeviceConfig {
             clock: false,
             clock_start: Duration::from_secs(15 * 60),
             version: FirmwareVersion { major: 3, minor: 1 },
+            revelation: false,
         }
     }
 }
@@ -230,7 +233,11 @@ impl DgtDevice {
                 Command::SendClock => Some(BoardMessage::ClockTimes(self.clock_times(ready))),
                 Command::ReturnSerialNr => Some(BoardMessage::SerialNr(self.serial.clone())),
                 Command::ReturnLongSerialNr => {
-                    Some(BoardMessage::LongSerialNr(format!("3.10 {}", self.serial)))
+                    let firmware = if self.cfg.revelation { "3.25" } else { "3.10" };
+                    Some(BoardMessage::LongSerialNr(format!(
+                        "{firmware} {}",
+                        self.serial
+                    )))
                 }
                 Command::SendTrademark => Some(BoardMessage::Trademark(
                     "Digital Game Technology (emulated by eboardd)\r\nboard emulator, \

@@ -50,6 +50,9 @@ pub struct BoardOptions {
     /// DGT: a clock is attached (a DGT3000: it acknowledges clock commands, runs, and
     /// the hand's presses move its lever).
     pub clock: bool,
+    /// DGT: the board is a Revelation II with LEDs (its long serial number starts with a
+    /// firmware version of 3.25 or more).
+    pub dgt_revelation: bool,
 }
 
 impl Default for BoardOptions {
@@ -60,6 +63,7 @@ impl Default for BoardOptions {
             dgt_scan_ms: (200.0, 250.0),
             millennium_scan_register: 20,
             clock: false,
+            dgt_revelation: false,
         }
     }
 }
@@ -106,6 +110,7 @@ impl EmulatedBoard {
                         rotated: options.turned,
                     },
                     clock: options.clock,
+                    revelation: options.dgt_revelation,
                     ..DgtDeviceConfig::default()
                 };
                 EmulatedBoard::Dgt(Box::new(DgtDevice::new(cfg, start, seed)))

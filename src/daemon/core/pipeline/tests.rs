@@ -131,10 +131,92 @@ fn an_unanswered_clock_command_is_resent_then_given_up_and_the_board_says_no_clo
     );
 }
 
+fn revelation_serial() -> Vec<u8> {
+    dgt_message(&BoardMessage::LongSerialNr("3.250010001".into()))
+}
+
+/// Everything sent to a DGT board with a clock that answers `long_serial` while a whole
+/// game is played on it, every move shown as a client shows it (ShowMove), SetLeds tried
+/// now and then.
+fn a_game_shown_on(long_serial: &str) -> Vec<Vec<u8>> {
+    let mut core = connected_dgt();
+    let mut out = sent(&mut core);
+    let mut now = Time::from_millis(10);
+    core.handle_input(
+        now,
+        &dgt_message(&BoardMessage::LongSerialNr(long_serial.into())),
+    );
+    core.handle_input(now, &version_ack(0x21));
+    let text_ack = dgt_message(&BoardMessage::ClockAck(ClockAck {
+        bytes: [ack::OK, 0x0c, 0, 0],
+    }));
+    let moves = [
+        "e2e4", "e7e5", "g1f3", "b8c6", "f1c4", "g8f6", "f3g5", "d7d5", "e4d5", "c6a5", "c4b5",
+        "c7c6", "d5c6", "b7c6", "b5e2", "h7h6", "g5f3", "e5e4", "f3e5", "f8d6",
+    ];
+    for (i, m) in moves.into_iter().enumerate() {
+        now = now + Duration::from_millis(1500);
+        core.handle_timeout(now);
+        out.extend(sent(&mut core));
+        let show = CoreCommand::ShowMove {
+            uci: UciMove::from_ascii(m.as_bytes()).expect("uci"),
+            san: String::new(),
+        };
+        core.handle_command(now, show).expect("shown");
+        if i % 5 == 0 {
+            let _ = core.handle_command(now, CoreCommand::SetLeds(vec![Square::E2, Square::E4]));
+        }
+        out.extend(sent(&mut core));
+        // The clock acknowledges the text.
+        core.handle_input(now + Duration::from_millis(300), &text_ack);
+        out.extend(sent(&mut core));
+    }
+    while let Some(due) = core.poll_timeout().filter(|&t| t <= now + LED_GAP * 2) {
+        core.handle_timeout(due);
+        out.extend(sent(&mut core));
+    }
+    out
+}
+
+#[test]
+fn a_plain_dgt_board_gets_no_led_command_in_a_whole_game_a_revelation_ii_does() {
+    let out = a_game_shown_on("3.10 10960");
+    assert!(
+        out.iter().all(|b| b[0] != dgt::cmd::SET_LEDS),
+        "an LED command to a plain board: {out:02x?}"
+    );
+    let texts = out
+        .iter()
+        .filter(|b| b.starts_with(&[0x2b, 0x0c, 0x03, 0x0c]));
+    assert_eq!(texts.count(), 20, "every move on the clock instead");
+
+    let mut plain = connected_dgt();
+    plain.handle_input(
+        Time::from_millis(10),
+        &dgt_message(&BoardMessage::LongSerialNr("0000000001".into())),
+    );
+    let refused = plain.handle_command(
+        Time::from_millis(20),
+        CoreCommand::SetLeds(vec![Square::E2]),
+    );
+    assert!(
+        matches!(refused, Err(CommandError::Unsupported(ref m)) if m.contains("no LEDs")),
+        "{refused:?}"
+    );
+
+    let out = a_game_shown_on("3.250010001");
+    let g1f3 = [0x60, 0x04, 0x01, 62, 45, 0x00];
+    assert!(
+        out.iter().any(|b| b[..] == g1f3),
+        "a Revelation II shows the move on its LEDs: {out:02x?}"
+    );
+}
+
 #[test]
 fn a_shown_move_lights_its_squares_and_goes_on_the_clock() {
     let mut core = connected_dgt();
     sent(&mut core);
+    core.handle_input(Time::from_millis(50), &revelation_serial());
     core.handle_input(Time::from_millis(70), &version_ack(0x21));
     let show = CoreCommand::ShowMove {
         uci: UciMove::from_ascii(b"g1f3").expect("uci"),

@@ -285,3 +285,16 @@ fn reply_ids_name_the_answering_message() {
     );
     assert_eq!(Command::Reset.reply_id(), None);
 }
+
+#[test]
+fn a_long_serial_of_version_3_25_or_more_is_a_revelation_ii() {
+    use crate::protocol::dgt::long_serial_is_revelation;
+    assert!(long_serial_is_revelation("3.250010001"));
+    assert!(long_serial_is_revelation("3.25 10960"));
+    assert!(long_serial_is_revelation("4.00 1"));
+    assert!(!long_serial_is_revelation("3.24 10960"));
+    assert!(!long_serial_is_revelation("3.10 10960"));
+    assert!(!long_serial_is_revelation("0000000001"));
+    assert!(!long_serial_is_revelation("3.2"));
+    assert!(!long_serial_is_revelation(""));
+}
