@@ -173,7 +173,7 @@ fn placements_accounted(
             }
             Move::EnPassant { to, .. } => mark(Bitboard::from(to), turn.pawn()),
             Move::Castle { .. } => {
-                let (touched, path) = explain::reach_of(m, turn);
+                let (touched, path) = explain::reach(m, turn);
                 mark(touched | path, turn.king());
                 mark(touched | path, turn.rook());
             }
@@ -225,8 +225,7 @@ impl Tracker {
         self.find_histories();
         let window = self.slide_window();
         let mut wake: Option<Time> = None;
-        let mut chosen = None;
-        let mut chosen_move = None;
+        let mut chosen: Option<(usize, Move)> = None;
         for (i, h) in self.histories.found.iter().enumerate() {
             let verdict = decide(
                 &h.cands,
@@ -236,15 +235,14 @@ impl Tracker {
             );
             match verdict {
                 Verdict::Confirm(m) if self.differs_at(h.undo, m) => {
-                    chosen = Some(i);
-                    chosen_move = Some(m);
+                    chosen = Some((i, m));
                     break;
                 }
                 Verdict::Wait(Some(t)) => wake = Some(wake.map_or(t, |w: Time| w.min(t))),
                 _ => {}
             }
         }
-        let Some(i) = chosen else {
+        let Some((i, m)) = chosen else {
             return if wake.is_some() { Err(wake) } else { Ok(false) };
         };
         let h = self.histories.found.swap_remove(i);
@@ -264,10 +262,7 @@ impl Tracker {
             );
         }
         self.histories = Histories::default();
-        if let (Some(m), Some(g)) = (chosen_move, &self.game)
-            && let Some(p) = g.len().checked_sub(h.undo).and_then(|i| g.plies().get(i))
-        {
-            let was = p.mv;
+        if let Some(was) = self.move_back(h.undo) {
             self.note_rest(h.base.turn(), was, m);
         }
         self.take_back_to(now, h);
@@ -276,12 +271,13 @@ impl Tracker {
 
     /// Whether `m` differs from the confirmed ply `undo` plies back.
     fn differs_at(&self, undo: usize, m: Move) -> bool {
-        self.game.as_ref().is_some_and(|g| {
-            g.len()
-                .checked_sub(undo)
-                .and_then(|i| g.plies().get(i))
-                .is_some_and(|p| p.mv != m)
-        })
+        self.move_back(undo).is_some_and(|was| was != m)
+    }
+
+    /// The confirmed move `undo` plies back (1: the last).
+    fn move_back(&self, undo: usize) -> Option<Move> {
+        let g = self.game.as_ref()?;
+        g.plies().get(g.len().checked_sub(undo)?).map(|p| p.mv)
     }
 
     /// Finds the histories for the current inputs, unless already found.

@@ -444,11 +444,7 @@ fn few(b: Bitboard) -> u32 {
 
 /// The squares `mv` touches, and those it may slide across, cheaply (no board is built).
 #[inline]
-pub(crate) fn reach_of(mv: Move, turn: Color) -> (Bitboard, Bitboard) {
-    reach(mv, turn)
-}
-
-fn reach(mv: Move, turn: Color) -> (Bitboard, Bitboard) {
+pub(crate) fn reach(mv: Move, turn: Color) -> (Bitboard, Bitboard) {
     match mv {
         Move::Normal { from, to, .. } => (
             Bitboard::from(from) | Bitboard::from(to),
@@ -809,12 +805,10 @@ impl BaseMoves {
         ) else {
             return false;
         };
-        let gap = if placed >= left {
-            placed.saturating_since(left)
-        } else {
-            left.saturating_since(placed)
-        };
-        gap <= window
+        placed
+            .saturating_since(left)
+            .max(left.saturating_since(placed))
+            <= window
     }
 
     /// As [`BaseMoves::first_moves_on`], for a player whose slides may rest on the way: when
