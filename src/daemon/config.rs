@@ -139,18 +139,7 @@ pub struct BoardConfig {
     /// Whose slid pieces wait, in case they rest on their way, before their move counts as
     /// released: `learned` (a player's once seen resting), `always` or `never`.
     #[serde(default, rename = "slide-rests")]
-    pub slide_rests: SlideRestsChoice,
-}
-
-/// The `slide-rests` setting of a board (see [`SlideRests`]).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub struct SlideRestsChoice(pub SlideRests);
-
-impl FromStr for SlideRestsChoice {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        s.parse().map(SlideRestsChoice)
-    }
+    pub slide_rests: SlideRests,
 }
 
 impl BoardConfig {
@@ -163,7 +152,7 @@ impl BoardConfig {
             white: None,
             black: None,
             settle: Settle::default(),
-            slide_rests: SlideRestsChoice::default(),
+            slide_rests: SlideRests::default(),
         }
     }
 }
@@ -417,7 +406,7 @@ deserialize_from_str!(
     OrientationChoice,
     Laws,
     TouchMove,
-    SlideRestsChoice
+    SlideRests
 );
 
 impl<'de> Deserialize<'de> for Settle {
@@ -464,14 +453,8 @@ device = "/dev/rfcomm0"
         assert_eq!(c.boards[0].settle, Settle(Duration::from_millis(250)));
         assert_eq!(c.boards[1].protocol, ProtocolChoice::Auto);
         assert_eq!(c.boards[1].settle, Settle(DEFAULT_SETTLE));
-        assert_eq!(
-            c.boards[0].slide_rests,
-            SlideRestsChoice(SlideRests::Always)
-        );
-        assert_eq!(
-            c.boards[1].slide_rests,
-            SlideRestsChoice(SlideRests::Learned)
-        );
+        assert_eq!(c.boards[0].slide_rests, SlideRests::Always);
+        assert_eq!(c.boards[1].slide_rests, SlideRests::Learned);
     }
 
     #[test]

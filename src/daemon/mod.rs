@@ -225,7 +225,7 @@ impl Daemon {
         let settings = CoreSettings {
             orientation: config.orientation.fixed(),
             settle: config.settle.0,
-            slide_rests: config.slide_rests.0,
+            slide_rests: config.slide_rests,
             laws: self.options.laws,
             touch_move: self.options.touch_move,
         };

@@ -55,31 +55,25 @@ pub struct AccuracyArgs {
     /// Whose slid pieces eboardd waits for, in case they rest on their way (`accuracy`,
     /// `traces`; default: the tracker's).
     #[arg(long, value_enum, value_name = "WHOSE")]
-    pub slide_rests: Option<SlideRestsArg>,
+    pub slide_rests: Option<SlideRests>,
     /// Write every trace not reconstructed exactly to this folder, with its truth beside it
     /// (`NAME.trace`, `NAME.json`), to replay and debug.
     #[arg(long, value_name = "DIR")]
     pub keep_failures: Option<PathBuf>,
 }
 
-/// Whose slid pieces wait the slide rest (see [`SlideRests`]).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum SlideRestsArg {
-    /// Nobody's.
-    Never,
-    /// A player's once seen resting a piece on its way.
-    Learned,
-    /// Everybody's, from the first move.
-    Always,
-}
+impl ValueEnum for SlideRests {
+    fn value_variants<'a>() -> &'a [Self] {
+        &[SlideRests::Never, SlideRests::Learned, SlideRests::Always]
+    }
 
-impl From<SlideRestsArg> for SlideRests {
-    fn from(a: SlideRestsArg) -> SlideRests {
-        match a {
-            SlideRestsArg::Never => SlideRests::Never,
-            SlideRestsArg::Learned => SlideRests::Learned,
-            SlideRestsArg::Always => SlideRests::Always,
-        }
+    fn to_possible_value(&self) -> Option<clap::builder::PossibleValue> {
+        let help = match self {
+            SlideRests::Never => "Nobody's",
+            SlideRests::Learned => "A player's once seen resting a piece on its way",
+            SlideRests::Always => "Everybody's, from the first move",
+        };
+        Some(clap::builder::PossibleValue::new(self.as_str()).help(help))
     }
 }
 
@@ -255,13 +249,13 @@ fn print_summaries(summaries: &[Summary; 2]) {
 }
 
 /// eboardd's configuration, with the settle window and slide rests asked for.
-pub(super) fn ours(settle_ms: Option<u64>, slide_rests: Option<SlideRestsArg>) -> CoreConfig {
+pub(super) fn ours(settle_ms: Option<u64>, slide_rests: Option<SlideRests>) -> CoreConfig {
     let mut config = CoreConfig::default();
     if let Some(ms) = settle_ms {
         config.tracker.settle = Duration::from_millis(ms);
     }
     if let Some(whose) = slide_rests {
-        config.tracker.slide_rests = whose.into();
+        config.tracker.slide_rests = whose;
     }
     config
 }

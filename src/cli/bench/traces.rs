@@ -10,7 +10,7 @@ use crate::trace::read_trace_file;
 pub(super) fn run(
     paths: &[PathBuf],
     settle_ms: Option<u64>,
-    slide_rests: Option<super::accuracy::SlideRestsArg>,
+    slide_rests: Option<crate::tracker::SlideRests>,
 ) -> anyhow::Result<()> {
     let mut files = Vec::new();
     for p in paths {
