@@ -11,12 +11,9 @@
 
 #![no_main]
 
-use eboardd::daemon::board::BoardStatus;
-use eboardd::daemon::config::{Laws, TouchMove};
 use eboardd::daemon::core::{Core, CoreSettings, PipelineCore};
-use eboardd::dbus::board::{MAX_PGN, published, signals};
+use eboardd::dbus::board::assert_published_fit;
 use eboardd::protocol::Protocol;
-use eboardd::text::{MAX_BOARD_TEXT, MAX_LINE, is_line};
 use eboardd::time::Time;
 use eboardd_fuzz::{cut_points, split_seed};
 use libfuzzer_sys::fuzz_target;
@@ -33,14 +30,7 @@ fuzz_target!(|data: &[u8]| {
     } else {
         Protocol::Millennium
     };
-    let settings = CoreSettings {
-        orientation: None,
-        settle: eboardd::tracker::DEFAULT_SETTLE,
-        slide_rests: Default::default(),
-        laws: Laws::default(),
-        touch_move: TouchMove::default(),
-    };
-    let mut core = PipelineCore::new(protocol, &settings);
+    let mut core = PipelineCore::new(protocol, &CoreSettings::default());
     let mut now = Time::ZERO;
     core.handle_connected(now);
     let mut from = 0;
@@ -49,41 +39,6 @@ fuzz_target!(|data: &[u8]| {
         core.handle_input(now, &bytes[from..to]);
         from = to;
         core.handle_timeout(now);
-        while core.poll_transmit().is_some() {}
-        while let Some(event) = core.poll_event() {
-            for signal in signals(&event) {
-                for s in signal.strings() {
-                    assert!(is_line(s, MAX_LINE), "{signal:?} carries {s:?}");
-                }
-            }
-        }
-        let serial = core.serial().unwrap_or_default();
-        assert!(is_line(&serial, MAX_BOARD_TEXT), "serial {serial:?}");
-        let status = BoardStatus {
-            connected: true,
-            protocol: protocol.as_str().to_string(),
-            device: "/dev/ttyUSB0".to_string(),
-            serial,
-            orientation: core
-                .orientation()
-                .map(|o| o.as_str().to_string())
-                .unwrap_or_default(),
-            placement: core.placement().unwrap_or_default(),
-            ..BoardStatus::default()
-        };
-        let shown = published(&status);
-        assert_eq!(shown, status, "a fit status is published as it is");
-        for s in [
-            &shown.protocol,
-            &shown.device,
-            &shown.serial,
-            &shown.orientation,
-            &shown.placement,
-            &shown.fen,
-            &shown.laws,
-        ] {
-            assert!(is_line(s, MAX_LINE), "{s:?}");
-        }
-        assert!(!shown.pgn.contains('\0') && shown.pgn.len() <= MAX_PGN);
+        assert_published_fit(&mut core, protocol);
     }
 });

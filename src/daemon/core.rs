@@ -198,6 +198,20 @@ pub struct CoreSettings {
     pub touch_move: TouchMove,
 }
 
+impl Default for CoreSettings {
+    /// Orientation told from the start position, the tracker's settle window and slide
+    /// rests, and the default Laws and touch-move mode.
+    fn default() -> Self {
+        CoreSettings {
+            orientation: None,
+            settle: crate::tracker::DEFAULT_SETTLE,
+            slide_rests: Default::default(),
+            laws: Default::default(),
+            touch_move: Default::default(),
+        }
+    }
+}
+
 /// Makes the core for a board once its protocol is known.
 pub type CoreFactory = Arc<dyn Fn(Protocol, &CoreSettings) -> Box<dyn Core> + Send + Sync>;
 

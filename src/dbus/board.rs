@@ -428,3 +428,55 @@ pub async fn follow(
         }
     }
 }
+
+/// Drains what `core` (a board speaking `protocol`) has to send and to publish, and panics
+/// naming the first string the daemon would publish that a D-Bus peer or the journal could
+/// not take: every string of every signal its events make, the board's serial number as
+/// the core gives it, and every property of a status built from the core (which must be
+/// published unchanged, being fit). The check of the D-Bus edge's property test and fuzz
+/// target.
+#[doc(hidden)]
+pub fn assert_published_fit(
+    core: &mut crate::daemon::core::PipelineCore,
+    protocol: crate::protocol::Protocol,
+) {
+    use crate::daemon::core::Core;
+    use crate::text::{MAX_BOARD_TEXT, is_line};
+    while core.poll_transmit().is_some() {}
+    while let Some(event) = core.poll_event() {
+        for signal in signals(&event) {
+            for s in signal.strings() {
+                assert!(is_line(s, MAX_LINE), "{signal:?} carries {s:?}");
+            }
+        }
+    }
+    // The board's own words are fit before they reach the daemon at all.
+    let serial = core.serial().unwrap_or_default();
+    assert!(is_line(&serial, MAX_BOARD_TEXT), "serial {serial:?}");
+    let status = BoardStatus {
+        connected: true,
+        protocol: protocol.as_str().to_string(),
+        device: "/dev/ttyUSB0".to_string(),
+        serial,
+        orientation: core
+            .orientation()
+            .map(|o| o.as_str().to_string())
+            .unwrap_or_default(),
+        placement: core.placement().unwrap_or_default(),
+        ..BoardStatus::default()
+    };
+    let shown = published(&status);
+    assert_eq!(shown, status, "a fit status is published as it is");
+    for s in [
+        &shown.protocol,
+        &shown.device,
+        &shown.serial,
+        &shown.orientation,
+        &shown.placement,
+        &shown.fen,
+        &shown.laws,
+    ] {
+        assert!(is_line(s, MAX_LINE), "{s:?}");
+    }
+    assert!(!shown.pgn.contains('\0') && shown.pgn.len() <= MAX_PGN);
+}

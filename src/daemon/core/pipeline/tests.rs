@@ -4,7 +4,6 @@ use shakmaty::Square;
 use shakmaty::uci::UciMove;
 
 use super::*;
-use crate::daemon::config::{Laws, TouchMove};
 use crate::daemon::core::GameSetup;
 use crate::daemon::core::clock::{ACK_TIMEOUT, ATTEMPTS};
 use crate::daemon::core::watch::{QUIET_POLL, SILENCE_LIMIT};
@@ -13,11 +12,8 @@ use crate::protocol::dgt::{BoardMessage, ClockAck, ack};
 
 fn settings() -> CoreSettings {
     CoreSettings {
-        orientation: None,
         settle: Duration::from_millis(300),
-        slide_rests: Default::default(),
-        laws: Laws::default(),
-        touch_move: TouchMove::default(),
+        ..CoreSettings::default()
     }
 }
 
