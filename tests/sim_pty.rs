@@ -147,3 +147,58 @@ fn a_dgt_board_on_a_pty_answers_the_host_and_plays_the_game() {
     let end = game.positions().last().expect("positions").board().clone();
     assert_eq!(seen, end);
 }
+
+/// Reads from `port` until a byte `want` has come, or `limit` has passed.
+fn read_until_byte(port: &mut dyn serialport::SerialPort, want: u8, limit: Duration) -> Vec<u8> {
+    let start = Instant::now();
+    let mut seen = Vec::new();
+    let mut buf = [0u8; 256];
+    while start.elapsed() < limit && !seen.contains(&want) {
+        match port.read(&mut buf) {
+            Ok(n) => seen.extend_from_slice(&buf[..n]),
+            Err(e) if e.kind() == std::io::ErrorKind::TimedOut => {}
+            Err(e) => panic!("reading the emulated board: {e}"),
+        }
+    }
+    seen
+}
+
+#[test]
+fn emulate_with_no_standard_input_serves_its_board_until_signalled() {
+    use std::io::BufRead;
+    use std::process::{Command, Stdio};
+    let mut child = Command::new(env!("CARGO_BIN_EXE_eboardd"))
+        .args(["emulate", "--protocol", "dgt", "--side", "none"])
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("spawn eboardd emulate");
+    let mut out = std::io::BufReader::new(child.stdout.take().expect("stdout"));
+    let mut first = String::new();
+    out.read_line(&mut first).expect("first line");
+    let path = first
+        .trim()
+        .strip_prefix("device ")
+        .unwrap_or_else(|| panic!("no device line: {first:?}"))
+        .to_string();
+    // Standard input ended before the board was offered; the board still answers: a board
+    // request (0x42) gets the board dump (0x86).
+    let mut host = serialport::new(&path, 9600)
+        .timeout(Duration::from_millis(50))
+        .open()
+        .expect("open the emulated board");
+    for _ in 0..2 {
+        host.write_all(&[0x42]).expect("ask for the board");
+        let seen = read_until_byte(host.as_mut(), 0x86, Duration::from_secs(10));
+        assert!(seen.contains(&0x86), "no board dump: {seen:02x?}");
+    }
+    assert!(child.try_wait().expect("try_wait").is_none(), "it ended");
+    // SIGTERM ends it, cleanly, and the device it offered is gone.
+    let pid = i32::try_from(child.id()).expect("pid");
+    // SAFETY: kill(2) on our own child's pid, with a valid signal number.
+    assert_eq!(unsafe { libc::kill(pid, libc::SIGTERM) }, 0);
+    let status = child.wait().expect("wait");
+    assert!(status.success(), "{status}");
+    assert!(!std::path::Path::new(&path).exists(), "{path} left behind");
+}

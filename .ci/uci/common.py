@@ -71,8 +71,10 @@ class Emulator:
         self.proc.stdin.flush()
 
     def close(self):
+        """Ends the emulator as a user would: it runs until signalled."""
         try:
             self.proc.stdin.close()
+            self.proc.terminate()
             self.proc.wait(timeout=5)
         except Exception:
             self.proc.kill()

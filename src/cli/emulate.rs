@@ -8,8 +8,9 @@
 //! move. Standard output says what happens, one line each: `device <path>` first, then
 //! `played <uci>` (the hand's own move), `carried <uci>` (a shown move carried out),
 //! `over` (the game on the board has ended). With `--trace` the board side of a recording
-//! is played back instead ([`crate::playback`]; `device <path>`). It ends when standard
-//! input ends.
+//! is played back instead ([`crate::playback`]; `device <path>`). It runs until it is
+//! signalled (SIGINT, SIGTERM or SIGHUP), whether or not standard input is open: a script
+//! may start it in the background with no input at all.
 
 use std::io::{BufRead, Write};
 use std::path::PathBuf;
@@ -76,9 +77,10 @@ pub fn run(args: EmulateArgs) -> anyhow::Result<()> {
         return Err(CliError::input("--speed must be a number above 0 and at most 1000").into());
     }
     let input = read_input();
+    let stop = stop_on_signal()?;
     let result = match &args.trace {
-        Some(path) => replay(path, args.speed, input),
-        None => live(&args, input),
+        Some(path) => replay(path, args.speed, input, &stop),
+        None => live(&args, input, &stop),
     };
     match result {
         // Whoever read our output has gone: so are we.
@@ -90,6 +92,35 @@ pub fn run(args: EmulateArgs) -> anyhow::Result<()> {
         }
         other => other,
     }
+}
+
+/// A flag raised when the process is asked to end (SIGINT, SIGTERM, SIGHUP).
+fn stop_on_signal() -> anyhow::Result<Arc<AtomicBool>> {
+    use tokio::signal::unix::{SignalKind, signal};
+    let stop = Arc::new(AtomicBool::new(false));
+    let raised = Arc::clone(&stop);
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_io()
+        .build()?;
+    // Registered here, before the board is offered, so no signal is missed.
+    let (mut int, mut term, mut hup) = runtime.block_on(async {
+        anyhow::Ok((
+            signal(SignalKind::interrupt())?,
+            signal(SignalKind::terminate())?,
+            signal(SignalKind::hangup())?,
+        ))
+    })?;
+    std::thread::spawn(move || {
+        runtime.block_on(async {
+            tokio::select! {
+                _ = int.recv() => {}
+                _ = term.recv() => {}
+                _ = hup.recv() => {}
+            }
+        });
+        raised.store(true, Ordering::Relaxed);
+    });
+    Ok(stop)
 }
 
 /// Standard input's lines on a channel; `None` when it ends.
@@ -122,6 +153,7 @@ fn replay(
     path: &std::path::Path,
     speed: f64,
     input: Receiver<Option<String>>,
+    stop: &AtomicBool,
 ) -> anyhow::Result<()> {
     let trace = read_trace_file(path).map_err(|e| CliError::input(e.to_string()))?;
     let dir = std::env::temp_dir().join(format!("eboardd-emulate-{}", std::process::id()));
@@ -131,21 +163,21 @@ fn replay(
         let mut pty = pty::Pty::open(&link)?;
         let mut board = TraceBoard::new(&trace, speed);
         say(&format!("device {}", link.display()))?;
-        let stop = Arc::new(AtomicBool::new(false));
-        let watcher = Arc::clone(&stop);
-        std::thread::spawn(move || {
-            while let Ok(Some(_)) = input.recv() {}
-            watcher.store(true, Ordering::Relaxed);
-        });
-        // Played until standard input ends, however long after the last recorded byte.
-        pty::serve(&mut pty, &mut board, Duration::MAX, &stop)?;
+        // Nothing is asked of standard input here: it is read only so a writer never blocks.
+        std::thread::spawn(move || while let Ok(Some(_)) = input.recv() {});
+        // Played until signalled, however long after the last recorded byte.
+        pty::serve(&mut pty, &mut board, Duration::MAX, stop)?;
         anyhow::Ok(())
     })();
     let _ = std::fs::remove_dir_all(&dir);
     result
 }
 
-fn live(args: &EmulateArgs, input: Receiver<Option<String>>) -> anyhow::Result<()> {
+fn live(
+    args: &EmulateArgs,
+    input: Receiver<Option<String>>,
+    stop: &AtomicBool,
+) -> anyhow::Result<()> {
     let start = match &args.fen {
         None => Chess::default(),
         Some(f) => GameLine::from_fen(f, false)
@@ -168,9 +200,14 @@ fn live(args: &EmulateArgs, input: Receiver<Option<String>>) -> anyhow::Result<(
     let mut rng = Rng::derive(args.seed, "emulate: the hand's moves");
     let mut carried: Option<(shakmaty::Square, shakmaty::Square)> = None;
     let mut over = false;
+    let mut input = Some(input);
     loop {
-        match input.try_recv() {
-            Ok(Some(line)) => {
+        if stop.load(Ordering::Relaxed) {
+            return Ok(());
+        }
+        match input.as_ref().map(Receiver::try_recv) {
+            None | Some(Err(TryRecvError::Empty)) => {}
+            Some(Ok(Some(line))) => {
                 if let Some(m) = line.strip_prefix("play ").map(str::trim) {
                     match UciMove::from_ascii(m.as_bytes())
                         .ok()
@@ -186,8 +223,8 @@ fn live(args: &EmulateArgs, input: Receiver<Option<String>>) -> anyhow::Result<(
                 }
                 continue;
             }
-            Ok(None) | Err(TryRecvError::Disconnected) => return Ok(()),
-            Err(TryRecvError::Empty) => {}
+            // Standard input has ended: the game goes on until the process is signalled.
+            Some(Ok(None) | Err(TryRecvError::Disconnected)) => input = None,
         }
         let pos = board.position().clone();
         if pos.is_game_over() {
