@@ -702,3 +702,24 @@ fn an_opponents_reach_reported_before_the_end_of_a_rest_does_not_confirm_the_res
     assert_eq!(run.final_uci(), ["b8d8", "d1d4"], "{}", run.lines());
     assert_eq!(run.count("retract"), 0, "{}", run.lines());
 }
+
+#[test]
+fn a_captured_piece_set_down_where_it_came_from_is_no_lasting_takeback() {
+    // 1. d4 exd4, Black taking the white pawn off d4 first and setting it down on d2 for a
+    // moment: for that moment the board is the one before 1. d4.
+    let (cfg, start) = set_up("4k3/8/8/4p3/8/8/3P4/4K3 w - - 0 1", config());
+    let s = timeline(&[
+        (1000.0, "d2", None),
+        (1300.0, "d4", Some('P')),
+        (4000.0, "d4", None),
+        (4200.0, "d2", Some('P')),
+        (4900.0, "e5", None),
+        (5200.0, "d4", Some('p')),
+        (5600.0, "d2", None),
+        (8000.0, "e1", None),
+        (8300.0, "e2", Some('K')),
+    ]);
+    let run = run_script_with(cfg, &start, &s);
+    assert_eq!(run.final_uci(), ["d2d4", "e5d4", "e1e2"], "{}", run.lines());
+    assert_eq!(run.count("mismatch"), 0, "{}", run.lines());
+}

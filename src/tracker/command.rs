@@ -43,6 +43,7 @@ impl Tracker {
         self.base = Some(BaseMoves::new(game.position().clone()));
         self.epoch += 1;
         self.game = Some(game);
+        self.taken_back = None;
         self.log.clear();
         *self.evidence = Default::default();
         self.ghost = shakmaty::Bitboard::EMPTY;

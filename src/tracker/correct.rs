@@ -33,7 +33,7 @@ use crate::time::Time;
 /// The events of `earlier` and `later` in the order they were reported, each once (a
 /// confirmed ply's log and the pending log may share events on the squares of a ply still
 /// to be confirmed).
-fn merged(earlier: &[SquareEvent], later: &[SquareEvent]) -> Vec<SquareEvent> {
+pub(super) fn merged(earlier: &[SquareEvent], later: &[SquareEvent]) -> Vec<SquareEvent> {
     let mut out: Vec<SquareEvent> = Vec::with_capacity(earlier.len() + later.len());
     out.extend_from_slice(earlier);
     for ev in later {

@@ -217,6 +217,12 @@ pub struct Tracker {
     /// The sides (by [`Color`] index: white 0) seen, in this game, to rest a piece on its
     /// way: a move confirmed and then continued along its line by the same piece.
     rests_on_way: [bool; 2],
+    /// The last takeback, while no ply has been confirmed since: the game length it went
+    /// back to, and every lift and placement of the plies it undid and of the ply then
+    /// under way, in order. A captured piece set down on the square its capturer's victim
+    /// came from looks like a takeback for a moment; the board that follows shows it was
+    /// not one.
+    taken_back: Option<(usize, Vec<SquareEvent>)>,
 }
 
 /// What the search for explanations sees, made the same way for every search.
@@ -311,6 +317,7 @@ impl Tracker {
             histories: correct::Histories::default(),
             corrections: 0,
             rests_on_way: [false; 2],
+            taken_back: None,
         }
     }
 
@@ -484,6 +491,7 @@ impl Tracker {
         self.epoch += 1;
         self.game = Some(Game::new(start));
         self.rests_on_way = [false; 2];
+        self.taken_back = None;
         self.log.clear();
         self.evidence.rebuild(&[]);
         self.ghost = Bitboard::EMPTY;
@@ -687,6 +695,9 @@ impl Tracker {
                     break;
                 }
                 Verdict::Unexplained(common) => {
+                    if self.try_redo(now) {
+                        continue;
+                    }
                     if self.try_takeback(now) {
                         continue;
                     }
@@ -989,6 +1000,11 @@ impl Tracker {
         else {
             return false;
         };
+        let undone: Vec<SquareEvent> = game.plies()[j..]
+            .iter()
+            .flat_map(|p| p.log.iter().copied())
+            .collect();
+        self.taken_back = Some((j, correct::merged(&undone, &self.log)));
         game.truncate(j);
         let pos = game.position().clone();
         self.base = Some(BaseMoves::new(pos));
@@ -997,6 +1013,37 @@ impl Tracker {
         self.evidence.rebuild(&[]);
         self.clock_at = None;
         self.emit(now, GameEvent::Takeback { ply: j as u32 });
+        true
+    }
+
+    /// The board, unexplained since a takeback, is explained when the plies taken back are
+    /// put back: the players did not take them back (a captured piece was set down for a
+    /// moment where the capturer's victim had come from). The plies are confirmed again by
+    /// the usual decision, from every lift and placement since they began.
+    fn try_redo(&mut self, now: Time) -> bool {
+        let Some((ply, undone)) = self.taken_back.take() else {
+            return false;
+        };
+        if self.game.as_ref().is_none_or(|g| g.len() != ply) {
+            return false;
+        }
+        let log = correct::merged(&undone, &self.log);
+        let pending = std::mem::replace(&mut self.log, log);
+        self.evidence.rebuild(&self.log);
+        self.epoch += 1;
+        self.explain_now();
+        if matches!(self.verdict(now), Verdict::Unexplained(_)) {
+            self.log = pending;
+            self.evidence.rebuild(&self.log);
+            self.epoch += 1;
+            self.explain_now();
+            self.taken_back = Some((ply, undone));
+            return false;
+        }
+        tracing::debug!(
+            ply,
+            "plies taken back put back: the board shows they were played"
+        );
         true
     }
 
