@@ -50,8 +50,6 @@ pub enum Command {
     List(list::ListArgs),
     /// Record a board's traffic to a trace file while printing what it decodes.
     Record(record::RecordArgs),
-    /// Record a board's traffic to a trace file while printing what it decodes.
-
     /// Play a game with the simulated hand on an emulated board and write the trace.
     Sim(sim::SimArgs),
     /// Put an emulated board on a pseudo-terminal for other programs: played live by the

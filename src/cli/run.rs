@@ -142,6 +142,17 @@ fn state_dir(args: &RunArgs, config: &Config) -> Result<PathBuf, CliError> {
         .ok_or_else(|| CliError::input("no state directory: set --state-dir or $HOME"))
 }
 
+/// The round's PGN tags from the arguments.
+fn round_tags(args: &RunArgs) -> PgnTags {
+    PgnTags {
+        event: args.event.clone(),
+        site: args.site.clone(),
+        round: args.round.clone(),
+        time_control: args.time_control.clone(),
+        ..PgnTags::default()
+    }
+}
+
 /// The daemon's options from the arguments and the configuration.
 pub fn options(args: &RunArgs, config: &Config) -> Result<DaemonOptions, CliError> {
     let laws = match &args.laws {
@@ -162,6 +173,7 @@ pub fn options(args: &RunArgs, config: &Config) -> Result<DaemonOptions, CliErro
             .or_else(|| config.daemon.record_dir.clone()),
         factory: pipeline_factory(),
         boards: config.boards.clone(),
+        pgn_tags: round_tags(args),
     })
 }
 
@@ -178,13 +190,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
         .worker_threads(2)
         .enable_all()
         .build()?;
-    let round = PgnTags {
-        event: args.event.clone(),
-        site: args.site.clone(),
-        round: args.round.clone(),
-        time_control: args.time_control.clone(),
-        ..PgnTags::default()
-    };
+    let round = round_tags(&args);
     let listen = args
         .relay_listen
         .as_deref()

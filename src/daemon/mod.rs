@@ -19,6 +19,7 @@ pub mod probe;
 pub mod seats;
 pub mod watchdog;
 
+use crate::relay::pgn::PgnTags;
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -50,6 +51,9 @@ pub struct DaemonOptions {
     /// The boards of the configuration: their settings apply when their devices are
     /// attached later (by udev).
     pub boards: Vec<BoardConfig>,
+    /// The round's PGN tags (`--event`, `--site`, `--round`, `--time-control`), written in
+    /// every board's D-Bus `Pgn` with the board's players.
+    pub pgn_tags: PgnTags,
 }
 
 impl std::fmt::Debug for DaemonOptions {
@@ -236,7 +240,13 @@ impl Daemon {
         };
         let (handle, channels) = board::channels(id, device.clone(), initial);
         let wake = self.seats.attach(&key, &resumed);
+        let tags = PgnTags {
+            white: config.white.clone(),
+            black: config.black.clone(),
+            ..self.options.pgn_tags.clone()
+        };
         let setup = TaskSetup {
+            tags,
             device,
             protocol: config.protocol,
             settings,

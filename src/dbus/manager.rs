@@ -26,6 +26,25 @@ impl ManagerObject {
     }
 }
 
+/// Whether the device is a terminal (a USB or Bluetooth serial port, a pseudo-terminal):
+/// anything else (`/dev/null`, a disk, a file) never carries a board and would leave a
+/// board object behind that can never connect. Opened without waiting for a carrier and
+/// without becoming our controlling terminal.
+fn is_serial_port(device: &std::path::Path) -> Result<(), String> {
+    use rustix::fs::{Mode, OFlags, open};
+    let fd = open(
+        device,
+        OFlags::RDWR | OFlags::NONBLOCK | OFlags::NOCTTY | OFlags::CLOEXEC,
+        Mode::empty(),
+    )
+    .map_err(|e| e.to_string())?;
+    if rustix::termios::isatty(&fd) {
+        Ok(())
+    } else {
+        Err("not a terminal device".into())
+    }
+}
+
 /// The electronic chessboards eboardd follows.
 #[interface(name = "org.eboardd.EBoard1.Manager")]
 impl ManagerObject {
@@ -45,6 +64,12 @@ impl ManagerObject {
         if !device.exists() {
             return Err(Error::InvalidArgs(format!(
                 "no such device: {}",
+                crate::text::quote(&path)
+            )));
+        }
+        if let Err(why) = is_serial_port(&device) {
+            return Err(Error::InvalidArgs(format!(
+                "not a serial port: {}: {why}",
                 crate::text::quote(&path)
             )));
         }

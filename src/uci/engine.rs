@@ -33,12 +33,9 @@ use super::options::{Changed, Options, Settings};
 use crate::event::GameEvent;
 use decide::side_name;
 
-/// The engine's name in `id name`.
-pub const NAME: &str = concat!(
-    "eboardd ",
-    env!("CARGO_PKG_VERSION"),
-    " (a person at a board)"
-);
+/// The engine's name in `id name`: whole within the 24 characters some GUIs keep of it
+/// (xboard through polyglot).
+pub const NAME: &str = concat!("eboardd ", env!("CARGO_PKG_VERSION"), " e-board");
 /// The author in `id author`.
 pub const AUTHOR: &str = "the eboardd authors";
 

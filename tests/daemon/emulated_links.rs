@@ -151,6 +151,11 @@ impl Drop for Guard {
     }
 }
 
+/// The round's `--event` and `--site` given to every daemon [`spawn_daemon`] starts.
+pub const EVENT: &str = "Hall \"Open\" 2026";
+/// See [`EVENT`].
+pub const SITE: &str = "Oslo";
+
 /// Starts `eboardd run` on the bus at `address`; its log goes to `log`.
 pub fn spawn_daemon(
     address: &str,
@@ -169,6 +174,7 @@ pub fn spawn_daemon(
             .arg(state)
             .arg("--device")
             .arg(link)
+            .args(["--event", EVENT, "--site", SITE])
             .env("RUST_LOG", "info")
             .stdout(Stdio::null())
             .stderr(log)

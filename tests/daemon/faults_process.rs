@@ -300,6 +300,13 @@ async fn a_client_flooding_the_daemon_with_calls_neither_stops_the_game_nor_othe
     .await;
     let pgn = proxy.pgn().await.expect("Pgn");
     assert_eq!(pgn_sans(&pgn), truth_sans(&perf), "the whole game: {pgn}");
+    // The round's tags given on the command line are the game's.
+    for tag in [
+        "[Event \"Hall \\\"Open\\\" 2026\"]",
+        &format!("[Site \"{}\"]", crate::emulated_links::SITE),
+    ] {
+        assert!(pgn.contains(tag), "{tag} missing: {pgn}");
+    }
     assert!(proxy.connected().await.expect("Connected"));
     // 12,000 calls cost no more than a few megabytes (what is in flight at once).
     let after = peak_kb(pid);

@@ -255,6 +255,12 @@ async fn bad_calls_get_errors_that_say_what_was_wrong_and_change_nothing() {
         }
         other => panic!("expected InvalidArgs, got {other:?}"),
     }
+    // A device that is no serial port leaves no board behind.
+    expect_error(
+        manager.attach_device("/dev/null").await.map(drop),
+        "InvalidArgs",
+        "not a serial port",
+    );
 
     assert_eq!(proxy.fen().await.expect("Fen"), fen, "nothing changed");
     assert_eq!(proxy.ply().await.expect("Ply"), 1);

@@ -63,6 +63,7 @@ pub fn options(state_dir: &Path, factory: CoreFactory) -> DaemonOptions {
         record_dir: None,
         factory,
         boards: Vec::new(),
+        pgn_tags: Default::default(),
     }
 }
 

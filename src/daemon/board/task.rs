@@ -9,6 +9,7 @@
 //! port again at once. Time is tokio's, so tests can pause it. Nothing a board does can
 //! stall another board's task.
 
+use crate::relay::pgn::PgnTags;
 use std::fs::File;
 use std::io::BufWriter;
 use std::path::PathBuf;
@@ -41,6 +42,8 @@ pub const IDENTIFY_LIMIT: Duration = Duration::from_secs(2);
 /// Everything a board's task starts from.
 pub(crate) struct TaskSetup {
     pub device: PathBuf,
+    /// The PGN tags of this board's game (the round's and its players).
+    pub tags: PgnTags,
     pub protocol: ProtocolChoice,
     pub settings: CoreSettings,
     pub factory: CoreFactory,
@@ -598,9 +601,24 @@ impl BoardTask {
         if !self.game.started() {
             return String::new();
         }
-        let site = self.device();
-        self.game
-            .pgn(&[("Event", "eboardd game"), ("Site", site.as_str())])
+        let tags = &self.setup.tags;
+        let device = self.device();
+        let mut pairs = vec![
+            ("Event", tags.event.as_deref().unwrap_or("eboardd game")),
+            ("Site", tags.site.as_deref().unwrap_or(&device)),
+        ];
+        let optional = [
+            ("Round", &tags.round),
+            ("White", &tags.white),
+            ("Black", &tags.black),
+            ("TimeControl", &tags.time_control),
+        ];
+        for (name, value) in optional {
+            if let Some(v) = value {
+                pairs.push((name, v.as_str()));
+            }
+        }
+        self.game.pgn(&pairs)
     }
 
     fn start_recording(&mut self, protocol: Protocol) {
