@@ -26,6 +26,7 @@ use crate::tracker::TrackerConfig;
 use super::clock::{ClockError, ClockQueue, ClockRequest};
 use super::leds;
 use super::watch::{LinkWatch, SILENCE_LIMIT};
+use super::writes::RegisterWrites;
 use super::{CommandError, Core, CoreCommand, CoreSettings};
 use crate::daemon::config::{Laws, TouchMove};
 
@@ -51,6 +52,8 @@ pub struct PipelineCore {
     keepalive: Option<Time>,
     clock: ClockQueue,
     watch: LinkWatch,
+    /// A Millennium board's register writes, until it echoed them.
+    writes: RegisterWrites,
     /// When a DGT board last sent anything. It answers the keep-alive every second, so
     /// [`SILENCE_LIMIT`] without a byte means the link is gone.
     heard: Option<Time>,
@@ -120,6 +123,7 @@ impl PipelineCore {
             keepalive: None,
             clock: ClockQueue::new(),
             watch: LinkWatch::new(),
+            writes: RegisterWrites::new(),
             heard: None,
             silent: None,
             serial: None,
@@ -152,6 +156,9 @@ impl PipelineCore {
                     }
                 }
                 LinkItem::Info(_, LinkInfo::Version(v)) => self.version = Some(v),
+                LinkItem::Info(_, LinkInfo::Written { address, data }) => {
+                    self.writes.written(address, data);
+                }
                 LinkItem::Skipped(t) if self.protocol == Protocol::Millennium => {
                     self.watch.skipped(t);
                 }
@@ -202,6 +209,8 @@ impl Core for PipelineCore {
             }
             Protocol::Millennium => {
                 self.transmit.extend(millennium::startup_commands());
+                self.writes
+                    .connected(now, &millennium::registers::startup_writes());
                 self.watch.connected(now);
             }
         }
@@ -227,6 +236,7 @@ impl Core for PipelineCore {
         self.clock.handle_timeout(now);
         if self.protocol == Protocol::Millennium {
             self.watch.handle_timeout(now);
+            self.writes.handle_timeout(now);
         }
         if self.heard.is_some_and(|heard| now >= heard + SILENCE_LIMIT) {
             self.heard = None;
@@ -303,6 +313,7 @@ impl Core for PipelineCore {
             .pop_front()
             .or_else(|| self.clock.poll_transmit())
             .or_else(|| self.watch.poll_transmit())
+            .or_else(|| self.writes.poll_transmit())
     }
 
     fn poll_timeout(&self) -> Option<Time> {
@@ -315,6 +326,7 @@ impl Core for PipelineCore {
             self.keepalive,
             self.clock.poll_timeout(),
             self.watch.poll_timeout(),
+            self.writes.poll_timeout(),
             self.heard.map(|heard| heard + SILENCE_LIMIT),
         ]
         .into_iter()
