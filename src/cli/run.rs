@@ -4,6 +4,7 @@ use crate::relay::files::{PgnDir, spawn_pgn_dir};
 use crate::relay::http::{self as relay_http, RelayState};
 use crate::relay::lichess::{self, LichessPush, LichessToken};
 use crate::relay::pgn::PgnTags;
+use crate::web::{Connections, WebOptions};
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 
@@ -255,6 +256,23 @@ async fn serve(
         .with_context(|| format!("cannot create {}", options.state_dir.display()))?;
     tracing::info!(state_dir = %options.state_dir.display(), laws = %options.laws, "starting");
     let daemon = Daemon::new(options);
+    let descriptors = crate::web::raise_descriptor_limit();
+    let mut web = WebOptions {
+        allowed_origins: config.web.allowed_origins.clone(),
+        ..WebOptions::default()
+    };
+    if let Some(max) = config.web.max_connections {
+        web.max_connections = max.max(1);
+    }
+    if listen.is_some() || livechess.is_some() {
+        tracing::info!(
+            max_connections = web.max_connections,
+            descriptors = descriptors.map_or("unlimited".to_string(), |n| n.to_string()),
+            "HTTP limits"
+        );
+    }
+    let connections = Connections::new(web.max_connections);
+    let web = std::sync::Arc::new(web);
     // The relay follows the boards from before they are attached, not to miss a move.
     let mut server = None;
     let mut pgn_dir = pgn_dir;
@@ -265,7 +283,13 @@ async fn serve(
         tracing::info!(%addr, "relay listening");
         let state = RelayState::new();
         pgn_dir = pgn_dir.map(|f| f.serve(state.clone()));
-        server = Some(tokio::spawn(relay_http::serve(listener, state)));
+        let routes = relay_http::router(state);
+        server = Some(tokio::spawn(relay_http::serve_with(
+            listener,
+            routes,
+            web.clone(),
+            connections.clone(),
+        )));
     }
     let mut pusher = None;
     if let Some(push) = push {
@@ -281,7 +305,12 @@ async fn serve(
             .with_context(|| format!("cannot listen on {addr}"))?;
         let addr = listener.local_addr().unwrap_or(addr);
         tracing::info!("LiveChess API listening on ws://{addr}{}", livechess::PATH);
-        livechess_server = Some(tokio::spawn(livechess::serve(listener, daemon.clone())));
+        livechess_server = Some(tokio::spawn(livechess::server::serve_with(
+            listener,
+            daemon.clone(),
+            web.clone(),
+            connections.clone(),
+        )));
     }
     for board in config.boards {
         let device = board.device.clone();

@@ -555,13 +555,17 @@ async fn other_paths_are_not_the_api_and_eboards_answers_over_plain_http() {
         other => panic!("a WebSocket elsewhere than /api/v1.0: {other:?}"),
     }
     let mut s = TcpStream::connect(addr).await.expect("connect");
-    s.write_all(b"GET /api/v1.0/eboards HTTP/1.1\r\nHost: test\r\n\r\n")
+    s.write_all(b"GET /api/v1.0/eboards HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
         .await
         .expect("request");
     let mut out = String::new();
     s.read_to_string(&mut out).await.expect("response");
     assert!(out.starts_with("HTTP/1.1 200 OK\r\n"), "{out}");
-    assert!(out.contains("Content-Type: application/json"), "{out}");
+    assert!(
+        out.to_ascii_lowercase()
+            .contains("content-type: application/json"),
+        "{out}"
+    );
     assert!(out.ends_with("\r\n\r\n[]"), "{out}");
 }
 
