@@ -280,10 +280,11 @@ async fn serve(
         let listener = tokio::net::TcpListener::bind(addr)
             .await
             .with_context(|| format!("cannot listen on {addr}"))?;
+        let addr = listener.local_addr().unwrap_or(addr);
         tracing::info!(%addr, "relay listening");
         let state = RelayState::new();
         pgn_dir = pgn_dir.map(|f| f.serve(state.clone()));
-        let routes = relay_http::router(state);
+        let routes = relay_http::router(state, &web);
         server = Some(tokio::spawn(relay_http::serve_with(
             listener,
             routes,

@@ -5,8 +5,8 @@
 //! Each session reads the client's messages in order and answers each one; a message that
 //! is not understood gets an error answer and the session goes on. Every subscription is a
 //! task of its own that follows its board ([`Feed`]) and sends a feed message whenever what
-//! it says changes; a single writer task sends everything (and a ping every
-//! [`PING_EVERY`], so that a quiet session is not taken for an idle one), so a slow client
+//! it says changes; a single writer task sends everything (and a ping every quarter of the
+//! idle timeout, so that a quiet session is not taken for an idle one), so a slow client
 //! only holds up its own feeds. A session holds at most [`MAX_FEEDS`] subscriptions.
 //! Browser pages are held to the allowed origins by [`crate::web::guard`].
 
@@ -45,18 +45,26 @@ const MAX_MESSAGE: usize = 64 * 1024;
 const OUTBOX: usize = 256;
 /// The most subscriptions one session may hold at once.
 pub const MAX_FEEDS: usize = 64;
-/// How often a session is pinged.
-pub const PING_EVERY: Duration = Duration::from_secs(20);
+/// What the API's handlers share.
+#[derive(Clone)]
+struct Api {
+    daemon: Daemon,
+    ping: Duration,
+}
 
-/// The LiveChess routes for the boards of `daemon`.
-pub fn router(daemon: Daemon) -> Router {
+/// The LiveChess routes for the boards of `daemon`, for a server under `options`.
+pub fn router(daemon: Daemon, options: &WebOptions) -> Router {
+    let api_state = Api {
+        daemon,
+        ping: options.keep_alive(),
+    };
     Router::new()
         .route(PATH, get(api))
         .route(&format!("{PATH}/"), get(api))
         .route(&format!("{PATH}/eboards"), get(eboards_json))
         .route(&format!("{PATH}/eboards/"), get(eboards_json))
         .fallback(not_found)
-        .with_state(daemon)
+        .with_state(api_state)
 }
 
 /// Serves the LiveChess API on `listener` for the boards of `daemon` with the default
@@ -78,7 +86,7 @@ pub async fn serve_with(
         .local_addr()
         .map_or(std::net::Ipv4Addr::LOCALHOST.into(), |a| a.ip());
     let guard = web::guard::Guard::new(bind, &options.allowed_origins);
-    let routes = router(daemon).layer(axum::middleware::from_fn_with_state(
+    let routes = router(daemon, &options).layer(axum::middleware::from_fn_with_state(
         guard,
         web::guard::check,
     ));
@@ -90,13 +98,14 @@ async fn not_found() -> Response {
     (StatusCode::NOT_FOUND, text).into_response()
 }
 
-async fn eboards_json(State(daemon): State<Daemon>) -> Response {
-    let body = serde_json::to_string(&eboards(&daemon).await).unwrap_or_default();
+async fn eboards_json(State(api): State<Api>) -> Response {
+    let body = serde_json::to_string(&eboards(&api.daemon).await).unwrap_or_default();
     ([(header::CONTENT_TYPE, "application/json")], body).into_response()
 }
 
 /// `/api/v1.0`: the WebSocket handshake (RFC 6455 §4.2), then the session.
-async fn api(State(daemon): State<Daemon>, mut request: Request) -> Response {
+async fn api(State(api): State<Api>, mut request: Request) -> Response {
+    let Api { daemon, ping } = api;
     let headers = request.headers();
     let has = |name: header::HeaderName, token: &str| {
         headers.get_all(name).iter().any(|v| {
@@ -132,7 +141,7 @@ async fn api(State(daemon): State<Daemon>, mut request: Request) -> Response {
             WebSocketStream::from_raw_socket(TokioIo::new(upgraded), Role::Server, Some(config))
                 .await;
         tracing::debug!("livechess client connected");
-        session(ws, daemon).await;
+        session(ws, daemon, ping).await;
         // The connection's place under the cap is given back when the session ends.
         drop(held);
     });
@@ -212,14 +221,14 @@ struct Subscription {
 }
 
 /// One client's WebSocket session, until it closes.
-async fn session<S>(ws: tokio_tungstenite::WebSocketStream<S>, daemon: Daemon)
+async fn session<S>(ws: tokio_tungstenite::WebSocketStream<S>, daemon: Daemon, ping: Duration)
 where
     S: AsyncRead + AsyncWrite + Unpin + Send + 'static,
 {
     let (mut sink, mut incoming) = ws.split();
     let (out, mut outbox) = mpsc::channel::<String>(OUTBOX);
     tokio::spawn(async move {
-        let mut ping = tokio::time::interval(PING_EVERY);
+        let mut ping = tokio::time::interval(ping);
         ping.tick().await;
         loop {
             let message = tokio::select! {

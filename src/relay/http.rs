@@ -5,8 +5,8 @@
 //! - `GET /board/N.pgn`: board N's game (N from 1, written without sign or leading zero);
 //! - `GET /events`: the contract's JSON events as server-sent events, each with an `id:`;
 //!   a client that comes back with `Last-Event-ID` gets the events it missed while they are
-//!   still kept (the last [`BACKLOG`]), and a comment every 15 s keeps proxies from
-//!   closing a quiet stream;
+//!   still kept (the last [`BACKLOG`]), and a comment every 15 s (a quarter of the idle
+//!   timeout) keeps the server and proxies from closing a quiet stream;
 //! - `GET /`: the live page ([`super::page`]), with `/boards.json` for it.
 //!
 //! PGN answers carry an `ETag` (the relay's version) and `Last-Modified`, and answer
@@ -32,8 +32,6 @@ use crate::web::{self, Connections, WebOptions, cache};
 
 /// How many events are kept for clients that come back with `Last-Event-ID`.
 pub const BACKLOG: usize = 1024;
-/// How often a quiet event stream gets a keep-alive comment.
-pub const KEEP_ALIVE: Duration = Duration::from_secs(15);
 
 /// What the relay publishes now.
 #[derive(Debug, Clone)]
@@ -127,21 +125,33 @@ impl RelayState {
     }
 }
 
-/// The relay's routes over `state`.
-pub fn router(state: Arc<RelayState>) -> Router {
+/// What the relay's handlers share.
+#[derive(Debug, Clone)]
+struct Relay {
+    state: Arc<RelayState>,
+    keep_alive: Duration,
+}
+
+/// The relay's routes over `state`, for a server under `options`.
+pub fn router(state: Arc<RelayState>, options: &WebOptions) -> Router {
+    let relay = Relay {
+        state,
+        keep_alive: options.keep_alive(),
+    };
     Router::new()
         .route("/games.pgn", get(games_pgn))
         .route("/board/{file}", get(board_pgn))
         .route("/events", get(events))
         .fallback(not_found)
-        .with_state(state)
+        .with_state(relay)
 }
 
 /// Serves the relay on `listener` with the default limits, until the task is dropped.
 pub async fn serve(listener: TcpListener, state: Arc<RelayState>) {
     let options = WebOptions::default();
     let connections = Connections::new(options.max_connections);
-    serve_with(listener, router(state), Arc::new(options), connections).await;
+    let routes = router(state, &options);
+    serve_with(listener, routes, Arc::new(options), connections).await;
 }
 
 /// Serves `routes` (the relay's, perhaps with more) on `listener` under `options`, with
@@ -209,8 +219,8 @@ fn snapshot(state: &RelayState) -> Option<Snapshot> {
     state.snapshot.read().ok().map(|s| s.clone())
 }
 
-async fn games_pgn(State(state): State<Arc<RelayState>>, headers: HeaderMap) -> Response {
-    match snapshot(&state) {
+async fn games_pgn(State(relay): State<Relay>, headers: HeaderMap) -> Response {
+    match snapshot(&relay.state) {
         Some(s) => {
             let body = s.games.clone();
             pgn_answer(&headers, &s, body)
@@ -220,11 +230,11 @@ async fn games_pgn(State(state): State<Arc<RelayState>>, headers: HeaderMap) -> 
 }
 
 async fn board_pgn(
-    State(state): State<Arc<RelayState>>,
+    State(relay): State<Relay>,
     Path(file): Path<String>,
     headers: HeaderMap,
 ) -> Response {
-    let Some(s) = snapshot(&state) else {
+    let Some(s) = snapshot(&relay.state) else {
         return StatusCode::INTERNAL_SERVER_ERROR.into_response();
     };
     match board_number(&file).and_then(|n| s.boards.get(&n).cloned()) {
@@ -254,7 +264,8 @@ fn event_stream(
         .map(|(id, line)| Ok(Event::default().id(id.to_string()).data(&*line)))
 }
 
-async fn events(State(state): State<Arc<RelayState>>, headers: HeaderMap) -> Response {
+async fn events(State(relay): State<Relay>, headers: HeaderMap) -> Response {
+    let state = &relay.state;
     let after = headers
         .get("last-event-id")
         .and_then(|v| v.to_str().ok())
@@ -262,9 +273,13 @@ async fn events(State(state): State<Arc<RelayState>>, headers: HeaderMap) -> Res
         // A client that comes back to a relay that started again has no events to miss.
         .filter(|&id| id <= state.last_event_id())
         .unwrap_or_else(|| state.last_event_id());
-    let stream = event_stream(&state, after);
+    let stream = event_stream(state, after);
     let mut response = Sse::new(stream)
-        .keep_alive(KeepAlive::new().interval(KEEP_ALIVE).text("keep-alive"))
+        .keep_alive(
+            KeepAlive::new()
+                .interval(relay.keep_alive)
+                .text("keep-alive"),
+        )
         .into_response();
     response
         .headers_mut()

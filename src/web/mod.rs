@@ -7,7 +7,8 @@
 //!
 //! - a request head must arrive within [`WebOptions::header_timeout`] and fit in 16 KiB
 //!   (larger heads get `431`); a connection on which no byte moves either way for
-//!   [`WebOptions::idle_timeout`] is closed ([`idle`]), so event streams nobody reads end;
+//!   [`WebOptions::idle_timeout`] is closed ([`idle`]), so event streams nobody reads end
+//!   (the kernel holds at most [`SEND_BUFFER`] unsent bytes for each);
 //! - at most [`WebOptions::max_connections`] connections at once, over all listeners; when
 //!   they are all taken, the oldest connection that has not yet sent a request gives up
 //!   its place to the new one, and if every one has, new ones wait in the kernel's queue;
@@ -38,6 +39,9 @@ use idle::IdleIo;
 
 /// The largest request head read, in bytes.
 pub const MAX_HEAD: usize = 16 * 1024;
+/// The kernel's send buffer for each connection, in bytes: without a bound, a client that
+/// stops reading has the kernel hold up to megabytes for it.
+pub const SEND_BUFFER: usize = 64 * 1024;
 /// The most connections served at once when neither the configuration nor the descriptor
 /// limit says less.
 pub const DEFAULT_MAX_CONNECTIONS: usize = 1024;
@@ -63,6 +67,14 @@ impl Default for WebOptions {
             idle_timeout: Duration::from_secs(60),
             allowed_origins: Vec::new(),
         }
+    }
+}
+
+impl WebOptions {
+    /// How often a quiet stream (server-sent events, a WebSocket) is sent something, so
+    /// that it is not taken for an idle connection: a quarter of the idle timeout.
+    pub fn keep_alive(&self) -> Duration {
+        (self.idle_timeout / 4).max(Duration::from_millis(100))
     }
 }
 
@@ -294,6 +306,9 @@ async fn connection(
     evicted: oneshot::Receiver<()>,
 ) {
     let _ = stream.set_nodelay(true);
+    if let Err(e) = rustix::net::sockopt::set_socket_send_buffer_size(&stream, SEND_BUFFER) {
+        tracing::debug!("cannot bound a connection's send buffer: {e}");
+    }
     let io = TokioIo::new(IdleIo::new(stream, options.idle_timeout));
     let service_slot = slot.clone();
     let service = hyper::service::service_fn(move |mut request: hyper::Request<Incoming>| {

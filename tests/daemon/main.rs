@@ -24,3 +24,4 @@ mod restart;
 mod script_core;
 mod support;
 mod trace_board;
+mod web_misuse;
