@@ -262,12 +262,19 @@ async fn serve(
         ..WebOptions::default()
     };
     if let Some(max) = config.web.max_connections {
-        web.max_connections = max.max(1);
+        let most = crate::web::default_max_connections_for(descriptors, usize::MAX);
+        if max > most {
+            tracing::warn!(
+                "[web] max-connections = {max} is more than the descriptor limit allows: \
+                 serving at most {most}"
+            );
+        }
+        web.max_connections = max.clamp(1, most);
     }
     if listen.is_some() || livechess.is_some() {
         tracing::info!(
             max_connections = web.max_connections,
-            descriptors = descriptors.map_or("unlimited".to_string(), |n| n.to_string()),
+            descriptors = descriptors.unwrap_or(u64::MAX),
             "HTTP limits"
         );
     }

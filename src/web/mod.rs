@@ -12,8 +12,9 @@
 //! - at most [`WebOptions::max_connections`] connections at once, over all listeners; when
 //!   they are all taken, the oldest connection that has not yet sent a request gives up
 //!   its place to the new one, and if every one has, new ones wait in the kernel's queue;
-//! - an accept that fails (out of descriptors) is retried after a pause that grows from
-//!   10 ms to 1 s, and is logged once a minute at most.
+//! - an accept that fails (out of descriptors) closes the oldest connection that has not
+//!   sent a request, or else is retried after a pause that grows from 10 ms to 1 s; it is
+//!   logged once a minute at most.
 //!
 //! [`guard`] checks `Host` and `Origin`; [`cache`] answers conditional requests. The routes
 //! themselves live with what they serve (`relay::http`, `livechess::server`). This module
@@ -86,10 +87,15 @@ pub fn descriptor_limit() -> Option<u64> {
 /// [`DEFAULT_MAX_CONNECTIONS`], or fewer: at most half the descriptor limit less 64 for
 /// boards, journals and the bus, so that connections alone never exhaust it.
 pub fn default_max_connections() -> usize {
-    let by_limit = descriptor_limit()
+    default_max_connections_for(descriptor_limit(), DEFAULT_MAX_CONNECTIONS)
+}
+
+/// At most `wanted` connections, and at most half the descriptor limit `limit` less 64.
+pub fn default_max_connections_for(limit: Option<u64>, wanted: usize) -> usize {
+    let by_limit = limit
         .map(|n| usize::try_from(n.saturating_sub(64) / 2).unwrap_or(usize::MAX))
         .unwrap_or(usize::MAX);
-    DEFAULT_MAX_CONNECTIONS.min(by_limit).max(8)
+    wanted.min(by_limit).max(8)
 }
 
 /// Raises the soft descriptor limit to the hard one (as systemd leaves it at 1,024 for
@@ -142,6 +148,13 @@ impl Connections {
         self.registry.lock().map_or(0, |r| r.open.len())
     }
 
+    /// Whether a new connection can be taken now.
+    fn room_now(&self) -> bool {
+        self.registry.lock().map_or(true, |r| {
+            r.open.len() < self.cap || r.open.values().any(|s| s.evict.is_some())
+        })
+    }
+
     /// Waits until a new connection can be taken: there is room, or a fresh connection to
     /// give up its place.
     async fn room(&self) {
@@ -149,10 +162,7 @@ impl Connections {
             let freed = self.freed.notified();
             tokio::pin!(freed);
             freed.as_mut().enable();
-            let ready = self.registry.lock().map_or(true, |r| {
-                r.open.len() < self.cap || r.open.values().any(|s| s.evict.is_some())
-            });
-            if ready {
+            if self.room_now() {
                 return;
             }
             freed.await;
@@ -264,6 +274,45 @@ impl AcceptErrors {
     }
 }
 
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn failed_accepts_back_off_to_a_second_and_start_over_after_one_succeeds() {
+        let mut errors = AcceptErrors::default();
+        let e = std::io::Error::from_raw_os_error(24);
+        let pauses: Vec<u128> = (0..10)
+            .map(|_| errors.failed("test", &e).as_millis())
+            .collect();
+        assert_eq!(pauses, [10, 20, 40, 80, 160, 320, 640, 1000, 1000, 1000]);
+        // Told once: the other nine wait for the next report.
+        assert_eq!(errors.untold, 9);
+        errors.accepted("test");
+        assert_eq!(errors.failed("test", &e).as_millis(), 10);
+    }
+
+    #[test]
+    fn the_cap_leaves_half_the_descriptors_less_a_reserve() {
+        assert_eq!(default_max_connections_for(Some(1024), 1024), 480);
+        assert_eq!(default_max_connections_for(Some(524_288), 1024), 1024);
+        assert_eq!(default_max_connections_for(None, 1024), 1024);
+        assert_eq!(default_max_connections_for(Some(20), 1024), 8);
+    }
+
+    #[tokio::test]
+    async fn at_the_cap_the_oldest_fresh_connection_is_evicted_and_a_used_one_is_not() {
+        let connections = Connections::new(2);
+        let (a, mut a_evicted) = connections.admit();
+        connections.used(a.id);
+        let (_b, mut b_evicted) = connections.admit();
+        assert!(connections.room_now());
+        let (_c, _) = connections.admit();
+        assert_eq!(b_evicted.try_recv(), Ok(()), "the fresh one goes");
+        assert!(a_evicted.try_recv().is_err(), "the used one stays");
+    }
+}
+
 /// Serves `router` on `listener` under `options` and the shared cap of `connections`,
 /// until the task is dropped. `name` says which listener in the log.
 pub async fn serve(
@@ -289,9 +338,12 @@ pub async fn serve(
             }
             Err(e) => {
                 let pause = errors.failed(name, &e);
-                // Out of descriptors: a fresh connection gives one back.
-                connections.evict_oldest();
-                tokio::time::sleep(pause).await;
+                // Out of descriptors: a fresh connection gives one back, else wait.
+                if connections.evict_oldest() {
+                    tokio::task::yield_now().await;
+                } else {
+                    tokio::time::sleep(pause).await;
+                }
             }
         }
     }

@@ -82,13 +82,19 @@ fn header<'a>(answer: &'a str, name: &str) -> Option<&'a str> {
 
 /// Times `n` normal GETs of `/games.pgn`, each checked; the 99th percentile.
 async fn normal_gets(addr: SocketAddr, n: usize) -> Duration {
+    // The game of the in-process relays; a daemon without boards serves an empty one.
+    normal_gets_of(addr, n, GAMES).await
+}
+
+/// As [`normal_gets`], for a relay whose `/games.pgn` is `games`.
+async fn normal_gets_of(addr: SocketAddr, n: usize, games: &str) -> Duration {
     let mut times = Vec::with_capacity(n);
     for _ in 0..n {
         let t = Instant::now();
         let answer = get(addr, "/games.pgn", "").await;
         times.push(t.elapsed());
         assert!(answer.starts_with("HTTP/1.1 200 OK\r\n"), "{answer}");
-        assert!(answer.ends_with(GAMES), "{answer}");
+        assert!(answer.ends_with(games), "{answer}");
     }
     times.sort();
     times[(n * 99 / 100).min(n - 1)]
@@ -377,4 +383,127 @@ async fn event_streams_nobody_reads_are_closed_and_gets_go_on() {
         .await
         .expect("the stalled streams are closed after the idle timeout");
     drop(deaf);
+}
+
+/// `eboardd run --relay-listen 0` under a descriptor limit of `nofile` (soft and hard), its
+/// log in `log`; the child and the relay's address.
+fn run_relay(dir: &std::path::Path, nofile: u64, log: &std::path::Path) -> (Child, SocketAddr) {
+    use std::os::unix::process::CommandExt;
+    let address = crate::support::start_bus(dir);
+    let notify_path = dir.join("notify");
+    let notify = std::os::unix::net::UnixDatagram::bind(&notify_path).expect("notify socket");
+    notify.set_read_timeout(Some(LIMIT)).expect("timeout");
+    let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_eboardd"));
+    command
+        .args([
+            "run",
+            "--bus-address",
+            &address,
+            "--relay-listen",
+            "0",
+            "--state-dir",
+        ])
+        .arg(dir.join("state"))
+        .env("NOTIFY_SOCKET", &notify_path)
+        .env("EBOARDD_LOG", "info")
+        .stdout(std::process::Stdio::null())
+        .stderr(std::fs::File::create(log).expect("log file"));
+    // SAFETY: setrlimit is async-signal-safe and touches nothing of the parent's.
+    unsafe {
+        command.pre_exec(move || {
+            let limit = libc::rlimit {
+                rlim_cur: nofile as libc::rlim_t,
+                rlim_max: nofile as libc::rlim_t,
+            };
+            if libc::setrlimit(libc::RLIMIT_NOFILE, &limit) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+    let child = Child(command.spawn().expect("spawn eboardd run"));
+    let mut buf = [0u8; 512];
+    let n = notify.recv(&mut buf).expect("READY from eboardd run");
+    assert!(String::from_utf8_lossy(&buf[..n]).contains("READY=1"));
+    let text = std::fs::read_to_string(log).expect("log");
+    let text = without_colours(&text);
+    let addr = text
+        .lines()
+        .find(|l| l.contains("relay listening"))
+        .and_then(|l| l.split("addr=").nth(1))
+        .and_then(|a| a.split_whitespace().next())
+        .and_then(|a| a.parse().ok())
+        .unwrap_or_else(|| panic!("the relay's address in the log:\n{text}"));
+    (child, addr)
+}
+
+/// `text` without terminal colour sequences.
+fn without_colours(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = rest.find('\x1b') {
+        out.push_str(&rest[..at]);
+        rest = &rest[at..];
+        rest = rest.find('m').map_or("", |end| &rest[end + 1..]);
+    }
+    out.push_str(rest);
+    out
+}
+
+/// Kills the child when the test ends.
+struct Child(std::process::Child);
+
+impl Drop for Child {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+#[test]
+fn under_1024_descriptors_2000_connections_leave_the_relay_answering_and_the_log_small() {
+    let limit = eboardd::web::raise_descriptor_limit().unwrap_or(u64::MAX);
+    let attempts = 2000.min(usize::try_from(limit.saturating_sub(300)).unwrap_or(2000));
+    let dir = tempfile::tempdir().expect("tempdir");
+    let log = dir.path().join("eboardd.log");
+    let (daemon, addr) = run_relay(dir.path(), 1024, &log);
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .expect("runtime");
+    rt.block_on(async {
+        let mut held = Vec::new();
+        let mut refused = 0;
+        for _ in 0..attempts {
+            match tokio::time::timeout(LIMIT, TcpStream::connect(addr)).await {
+                Ok(Ok(s)) => held.push(s),
+                _ => refused += 1,
+            }
+        }
+        let p99 = normal_gets_of(addr, 50, "\r\n\r\n").await;
+        eprintln!(
+            "{attempts} connection attempts ({refused} not taken) under 1,024 descriptors: \
+             GET /games.pgn p99 {p99:?}"
+        );
+        assert!(p99 < Duration::from_secs(1), "p99 {p99:?}");
+        drop(held);
+    });
+    // The peak resident set of the daemon, from the kernel.
+    let status =
+        std::fs::read_to_string(format!("/proc/{}/status", daemon.0.id())).expect("/proc status");
+    let peak_kb: u64 = status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmHWM:"))
+        .and_then(|v| v.split_whitespace().next())
+        .and_then(|v| v.parse().ok())
+        .expect("VmHWM");
+    eprintln!("daemon peak RSS {peak_kb} kB");
+    assert!(peak_kb < 64 * 1024, "peak RSS {peak_kb} kB");
+    let size = std::fs::metadata(&log).map_or(0, |m| m.len());
+    let text = std::fs::read_to_string(&log).unwrap_or_default();
+    assert!(size < 1 << 20, "the log grew to {size} bytes");
+    let warnings = text.lines().filter(|l| l.contains("cannot accept")).count();
+    assert!(warnings <= 1, "{warnings} accept warnings:\n{text}");
+    drop(daemon);
 }
