@@ -133,6 +133,22 @@ pub struct WebSettings {
     pub allowed_origins: Vec<String>,
 }
 
+/// Whether `text` is a web origin: `http://` or `https://`, a host, perhaps a port, no
+/// path.
+fn is_origin(text: &str) -> bool {
+    let rest = text
+        .strip_prefix("https://")
+        .or_else(|| text.strip_prefix("http://"));
+    let rest = rest.map(|r| r.strip_suffix('/').unwrap_or(r));
+    rest.is_some_and(|host| {
+        !host.is_empty()
+            && host.len() <= 253 + 7
+            && host
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || "-.:[]".contains(c))
+    })
+}
+
 /// One board as configured.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
@@ -222,6 +238,15 @@ impl Config {
                     "board {} names device {} again; each device may be configured once",
                     i + 1,
                     text::quote(&a.device.to_string_lossy())
+                )));
+            }
+        }
+        for o in &self.web.allowed_origins {
+            if !is_origin(o) {
+                return Err(invalid(format!(
+                    "[web] allowed-origins: {} is not an origin; write \
+                     scheme://host[:port] with http or https and no path",
+                    text::quote(o)
                 )));
             }
         }
@@ -603,6 +628,16 @@ device = "/dev/rfcomm0"
         assert_eq!(c.web.allowed_origins, ["https://club.example"]);
         let bad = Config::parse("[web]\nmax-connection = 64\n", "c").expect_err("a typo");
         assert!(bad.to_string().contains("line 2"), "{bad}");
+        for wrong in [
+            "club.example",
+            "https://club.example/page",
+            "ftp://x",
+            "https://",
+        ] {
+            let text = format!("[web]\nallowed-origins = [\"{wrong}\"]\n");
+            let bad = Config::parse(&text, "c").expect_err(wrong);
+            assert!(bad.to_string().contains("not an origin"), "{bad}");
+        }
     }
 
     #[test]
