@@ -291,7 +291,8 @@ async fn serve(
         tracing::info!(%addr, "relay listening");
         let state = RelayState::new();
         pgn_dir = pgn_dir.map(|f| f.serve(state.clone()));
-        let routes = relay_http::router(state, &web);
+        let routes = relay_http::router(state.clone(), &web)
+            .merge(crate::relay::page::router(daemon.clone(), state.clone()));
         server = Some(tokio::spawn(relay_http::serve_with(
             listener,
             routes,

@@ -7,7 +7,8 @@
 //!   a client that comes back with `Last-Event-ID` gets the events it missed while they are
 //!   still kept (the last [`BACKLOG`]), and a comment every 15 s (a quarter of the idle
 //!   timeout) keeps the server and proxies from closing a quiet stream;
-//! - `GET /`: the live page ([`super::page`]), with `/boards.json` for it.
+//!
+//! The live page (`/`, [`super::page`]) is added to these routes by the daemon.
 //!
 //! PGN answers carry an `ETag` (the relay's version) and `Last-Modified`, and answer
 //! `304 Not Modified` to a matching `If-None-Match` or `If-Modified-Since`, so pollers are
@@ -117,6 +118,11 @@ impl RelayState {
             .cloned()
             .collect();
         (missed, self.events.subscribe())
+    }
+
+    /// Board `n`'s PGN as published now (`n` from 1).
+    pub fn board_pgn(&self, n: u32) -> Option<String> {
+        self.snapshot.read().ok()?.boards.get(&n).cloned()
     }
 
     /// The number of the last event published (0 before the first).
