@@ -15,6 +15,7 @@ mod faults_process;
 mod game;
 mod introspection;
 mod links;
+mod live_browser;
 mod live_page;
 mod livechess;
 mod pgn_dir;
