@@ -808,3 +808,50 @@ async fn a_dgt_board_is_named_by_its_serial_number_alone() {
     let wrong = client.call(subscribe(8, "10961")).await;
     assert_eq!(wrong["response"], "error", "{wrong}");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn malformed_websocket_frames_end_that_connection_only() {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (_daemon, _handles, addr) = livechess_daemon(&dir.path().join("state"), &[]).await;
+    let mut bystander = Client::connect(addr).await;
+    let frames: [&[u8]; 4] = [
+        // A text frame a client sent unmasked.
+        b"\x81\x05hello",
+        // A reserved opcode.
+        b"\x83\x80\x00\x00\x00\x00",
+        // A length of 2^63 - 1.
+        b"\x81\xff\x7f\xff\xff\xff\xff\xff\xff\xff\x00\x00\x00\x00",
+        // A masked text frame that is not UTF-8.
+        b"\x81\x82\x00\x00\x00\x00\xff\xfe",
+    ];
+    for frame in frames {
+        let mut s = TcpStream::connect(addr).await.expect("connect");
+        s.write_all(
+            b"GET /api/v1.0 HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\n\
+              Connection: Upgrade\r\nSec-WebSocket-Version: 13\r\n\
+              Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n",
+        )
+        .await
+        .expect("handshake");
+        let mut head = Vec::new();
+        while !head.ends_with(b"\r\n\r\n") {
+            let mut byte = [0u8; 1];
+            s.read_exact(&mut byte)
+                .await
+                .expect("the handshake's answer");
+            head.push(byte[0]);
+        }
+        assert!(
+            head.starts_with(b"HTTP/1.1 101"),
+            "{}",
+            String::from_utf8_lossy(&head)
+        );
+        s.write_all(frame).await.expect("frame");
+        let mut rest = Vec::new();
+        let ended = tokio::time::timeout(LIMIT, s.read_to_end(&mut rest)).await;
+        assert!(ended.is_ok(), "the connection is ended for {frame:?}");
+    }
+    let list = bystander.call(json!({"call": "eboards"})).await;
+    assert_eq!(list["response"], "call", "the other client goes on: {list}");
+}

@@ -507,3 +507,18 @@ fn under_1024_descriptors_2000_connections_leave_the_relay_answering_and_the_log
     assert!(warnings <= 1, "{warnings} accept warnings:\n{text}");
     drop(daemon);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn pipelined_requests_are_answered_in_order_on_one_connection() {
+    let relay = relay(WebOptions::default()).await;
+    let one = "GET /board/1.pgn HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n";
+    let missing = "GET /board/2.pgn HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n";
+    let last = "HEAD /games.pgn HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n";
+    let answer = exchange(relay.addr, format!("{one}{missing}{one}{last}").as_bytes()).await;
+    let statuses: Vec<&str> = answer
+        .match_indices("HTTP/1.1 ")
+        .map(|(at, _)| &answer[at + 9..at + 12])
+        .collect();
+    assert_eq!(statuses, ["200", "404", "200", "200"], "{answer}");
+    assert_eq!(answer.matches(GAMES).count(), 2, "{answer}");
+}
