@@ -16,6 +16,8 @@ mod game;
 mod introspection;
 mod links;
 mod livechess;
+mod mqtt;
+mod mqtt_broker;
 mod pgn_dir;
 mod pty_board;
 mod real_board;
