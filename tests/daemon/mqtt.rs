@@ -35,20 +35,27 @@ fn round() -> PgnTags {
 }
 
 /// One host: a daemon with emulated boards playing the Opera game, publishing as `name`.
-struct Host {
+pub struct Host {
     name: String,
     daemon: Daemon,
     publisher: Option<Publisher>,
     boards: Vec<EmulatedPty>,
-    /// The truth of each board's game, by board number on the host.
+    /// The truth of each board's game (SAN), by board number on the host.
     truths: Vec<Vec<String>>,
+    /// The same in UCI notation.
+    ucis: Vec<Vec<String>>,
     /// When each board's game ends, in virtual time.
     ends: Vec<eboardd::time::Time>,
-    limit: Duration,
+    pub limit: Duration,
+}
+
+/// Board `board`'s moves on `host`, in UCI notation.
+pub fn truth_ucis(host: &Host, board: usize) -> Vec<String> {
+    host.ucis[board].clone()
 }
 
 impl Host {
-    async fn start(
+    pub async fn start(
         dir: &std::path::Path,
         broker: &Broker,
         name: &str,
@@ -58,6 +65,7 @@ impl Host {
         let mut configs = Vec::new();
         let mut emulated = Vec::new();
         let mut truths = Vec::new();
+        let mut ucis = Vec::new();
         let mut ends = Vec::new();
         let mut limit = Duration::ZERO;
         for i in 0..boards {
@@ -73,6 +81,15 @@ impl Host {
             let played = play(&opera(), Protocol::Dgt, seed + u64::from(i), hand, board);
             limit = limit.max(game_limit(&played.perf));
             truths.push(truth_sans(&played.perf));
+            ucis.push(
+                played
+                    .perf
+                    .truth
+                    .plies
+                    .iter()
+                    .map(|p| p.uci.clone())
+                    .collect(),
+            );
             ends.push(played.perf.timeline.end());
             emulated.push(EmulatedPty::start(
                 &link,
@@ -102,12 +119,13 @@ impl Host {
             publisher: Some(publisher),
             boards: emulated,
             truths,
+            ucis,
             ends,
             limit,
         }
     }
 
-    async fn stop(mut self) {
+    pub async fn stop(mut self) {
         self.daemon.shutdown().await;
         if let Some(p) = self.publisher.take() {
             p.stop().await;
@@ -117,7 +135,7 @@ impl Host {
 }
 
 /// A relay over MQTT with its HTTP server; `(relay task, server task, address)`.
-async fn start_relay(
+pub async fn start_relay(
     broker: &Broker,
     map: BoardMap,
 ) -> (
@@ -150,7 +168,7 @@ async fn get(addr: std::net::SocketAddr, path: &str) -> Option<String> {
 
 /// Polls `path` until `done` holds of it (returns it), or gives up after `limit` with the
 /// last text seen.
-async fn try_wait_for_text(
+pub async fn try_wait_for_text(
     addr: std::net::SocketAddr,
     path: &str,
     limit: Duration,
@@ -175,7 +193,7 @@ async fn try_wait_for_text(
 }
 
 /// [`try_wait_for_text`], failing the test when it gives up.
-async fn wait_for_text(
+pub async fn wait_for_text(
     addr: std::net::SocketAddr,
     path: &str,
     limit: Duration,
@@ -220,7 +238,7 @@ fn map_of(hosts: &[&str], per_host: u32) -> BoardMap {
 }
 
 /// The moves of a PGN, its comments left out.
-fn moves_of(pgn: &str) -> Vec<String> {
+pub fn moves_of(pgn: &str) -> Vec<String> {
     let mut plain = String::new();
     let mut depth = 0usize;
     for c in pgn.chars() {
