@@ -18,6 +18,7 @@ mod links;
 mod livechess;
 mod mqtt;
 mod mqtt_broker;
+mod mqtt_cut;
 mod mqtt_process;
 mod pgn_dir;
 mod pty_board;

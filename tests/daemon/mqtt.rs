@@ -20,7 +20,7 @@ use eboardd::sim::device::BoardOptions;
 use rumqttc::{AsyncClient, Event, MqttOptions, Packet, QoS};
 
 use crate::emulated::EmulatedPty;
-use crate::emulated_game::{SPEED, game_limit, opera, play, truth_sans};
+use crate::emulated_game::{SPEED, game_limit_at, opera, play, truth_sans};
 use crate::emulated_links::pgn_sans;
 use crate::mqtt_broker::Broker;
 use crate::support::*;
@@ -62,6 +62,19 @@ impl Host {
         boards: u32,
         seed: u64,
     ) -> Host {
+        Host::start_with(dir, broker.settings(name), name, boards, seed, SPEED).await
+    }
+
+    /// [`Host::start`] with these MQTT settings, the boards played `speed` times faster than
+    /// real time.
+    pub async fn start_with(
+        dir: &std::path::Path,
+        settings: eboardd::mqtt::MqttSettings,
+        name: &str,
+        boards: u32,
+        seed: u64,
+        speed: f64,
+    ) -> Host {
         let mut configs = Vec::new();
         let mut emulated = Vec::new();
         let mut truths = Vec::new();
@@ -79,7 +92,7 @@ impl Host {
                 ..BoardOptions::default()
             };
             let played = play(&opera(), Protocol::Dgt, seed + u64::from(i), hand, board);
-            limit = limit.max(game_limit(&played.perf));
+            limit = limit.max(game_limit_at(&played.perf, speed));
             truths.push(truth_sans(&played.perf));
             ucis.push(
                 played
@@ -95,7 +108,7 @@ impl Host {
                 &link,
                 played.board,
                 played.perf.timeline.clone(),
-                SPEED,
+                speed,
                 vec![],
             ));
             configs.push(BoardConfig {
@@ -108,8 +121,7 @@ impl Host {
         let mut opts = options(&dir.join(format!("state-{name}")), pipeline_factory());
         opts.boards = configs.clone();
         let daemon = Daemon::new(opts);
-        let publisher =
-            spawn_publisher(daemon.clone(), &broker.settings(name), round()).expect("publisher");
+        let publisher = spawn_publisher(daemon.clone(), &settings, round()).expect("publisher");
         for config in configs {
             daemon.attach(config).await.expect("attach");
         }
@@ -219,7 +231,7 @@ async fn expected_pgn(handle: &BoardHandle, number: u32, white: &str, black: &st
 /// The map of the hosts' boards: host `h` (of `hosts`) board `b` is number
 /// `(hosts.len() - 1 - h) * per_host + b + 1` (the last host first, to show the map
 /// orders), with players named after the number.
-fn map_of(hosts: &[&str], per_host: u32) -> BoardMap {
+pub fn map_of(hosts: &[&str], per_host: u32) -> BoardMap {
     let mut boards = Vec::new();
     for (h, host) in hosts.iter().enumerate() {
         for b in 0..per_host {
@@ -255,7 +267,12 @@ pub fn moves_of(pgn: &str) -> Vec<String> {
 /// Waits until every emulated board has played its whole game, then until the relay's
 /// `/games.pgn` is what the daemons journalled: every game, every move once, in board order
 /// (each board's PGN as `/board/N.pgn` too).
-async fn check_relay(addr: std::net::SocketAddr, hosts: &[&Host], map: &BoardMap, limit: Duration) {
+pub async fn check_relay(
+    addr: std::net::SocketAddr,
+    hosts: &[&Host],
+    map: &BoardMap,
+    limit: Duration,
+) {
     for h in hosts {
         for (board, end) in h.boards.iter().zip(&h.ends) {
             tokio::task::block_in_place(|| {
