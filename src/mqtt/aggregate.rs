@@ -197,6 +197,16 @@ impl Aggregator {
             .and_then(|s| s.number)
     }
 
+    /// Whether a state of `host`'s board `board` at `at` would change anything (a board
+    /// not numbered yet, or a state later than what the relay has): the rest of a state
+    /// need not be read otherwise.
+    pub fn wants_state(&self, host: &str, board: u32, at: Position) -> bool {
+        match self.sources.get(&(host.to_string(), board)) {
+            Some(s) => s.number.is_none() || s.last.is_none_or(|last| at > last),
+            None => true,
+        }
+    }
+
     /// Takes a board's state.
     pub fn handle_state(&mut self, state: &StateMessage) -> Vec<Update> {
         let mut updates = Vec::new();
@@ -391,6 +401,9 @@ mod tests {
         assert_eq!(plies(&agg.handle_event(event("a", 0, 5, 1, 1))), vec![1, 2]);
         // A duplicate (QoS 1) and an old state change nothing.
         assert!(agg.handle_event(event("a", 0, 5, 2, 2)).is_empty());
+        assert!(!agg.wants_state("a", 0, Position { run: 5, seq: 2 }));
+        assert!(agg.wants_state("a", 0, Position { run: 5, seq: 3 }));
+        assert!(agg.wants_state("b", 0, Position { run: 1, seq: 0 }));
         assert!(agg.handle_state(&state("a", 0, 5, 1, &["e4"])).is_empty());
         assert_eq!(agg.duplicates(), 1);
         // A gap: later events wait; a state that includes them ends the wait.

@@ -15,7 +15,7 @@ use rumqttc::{AsyncClient, Event, Packet, QoS};
 use tokio::sync::mpsc;
 
 use super::aggregate::{Aggregator, BoardMap, Update};
-use super::message::{EventMessage, StateMessage};
+use super::message::{EventMessage, StateHead, StateMessage};
 use super::{MqttError, MqttSettings};
 use crate::daemon::complaint::{Complaint, Say};
 use crate::relay::files::PgnDir;
@@ -99,13 +99,18 @@ enum Message {
     Status { host: String, online: bool },
 }
 
-fn read(topic: &str, payload: &[u8]) -> Result<Option<Message>, String> {
+fn read(topic: &str, payload: &[u8], aggregator: &Aggregator) -> Result<Option<Message>, String> {
     if topic.ends_with("/event") {
         return EventMessage::from_json(payload)
             .map(|m| Some(Message::Event(m)))
             .map_err(|e| e.to_string());
     }
     if topic.ends_with("/state") {
+        // Most states say nothing new (the events did): only their head is read then.
+        let head = StateHead::from_json(payload).map_err(|e| e.to_string())?;
+        if !aggregator.wants_state(&head.host, head.board, head.at()) {
+            return Ok(None);
+        }
         return StateMessage::from_json(payload)
             .map(|m| Some(Message::State(Box::new(m))))
             .map_err(|e| e.to_string());
@@ -197,7 +202,7 @@ async fn run_relay(
         }
         let mut changed = BTreeSet::new();
         for Heard::Message { topic, payload } in heard {
-            let message = match read(&topic, &payload) {
+            let message = match read(&topic, &payload, &aggregator) {
                 Ok(m) => m,
                 Err(e) => {
                     if let Some(Say::Failing(e)) = bad.note(Err((e, topic.clone()))) {

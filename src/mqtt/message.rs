@@ -244,6 +244,37 @@ pub struct StateMessage {
     pub game: GameState,
 }
 
+/// The fields of a state that say whose it is and where it stands, read without the rest.
+#[derive(Debug, Clone, Deserialize)]
+pub struct StateHead {
+    /// The publishing host's name.
+    pub host: String,
+    /// The board's number on that host.
+    pub board: u32,
+    /// See [`Position::run`].
+    pub run: u64,
+    /// See [`Position::seq`].
+    pub seq: u64,
+}
+
+impl StateHead {
+    /// Reads the head of a state payload.
+    pub fn from_json(bytes: &[u8]) -> Result<StateHead, PayloadError> {
+        serde_json::from_slice(bytes).map_err(|e| PayloadError {
+            what: "state",
+            why: e.to_string(),
+        })
+    }
+
+    /// Where the state stands.
+    pub fn at(&self) -> Position {
+        Position {
+            run: self.run,
+            seq: self.seq,
+        }
+    }
+}
+
 impl StateMessage {
     /// Where this state stands.
     pub fn at(&self) -> Position {

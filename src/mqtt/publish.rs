@@ -327,15 +327,10 @@ impl BoardFeed {
     }
 }
 
-/// The part of a board's status its state shows besides the game.
-fn link_of(s: &BoardStatus) -> (bool, String, String, String, u32) {
-    (
-        s.connected,
-        s.protocol.clone(),
-        s.serial.clone(),
-        s.fen.clone(),
-        s.ply,
-    )
+/// The part of a board's status its state shows besides the game (its FEN and ply change
+/// with the game, before the game's event is sent, so the state after the event has them).
+fn link_of(s: &BoardStatus) -> (bool, String, String) {
+    (s.connected, s.protocol.clone(), s.serial.clone())
 }
 
 async fn follow_board(

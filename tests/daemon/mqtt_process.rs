@@ -133,20 +133,30 @@ async fn watch_over_mqtt_prints_every_move_of_every_host_once() {
     );
     // Subscribed before the game: its connection shows on the broker's port.
     tokio::time::sleep(Duration::from_millis(500)).await;
+    let started = Instant::now();
     let host = crate::mqtt::Host::start(dir.path(), &broker, "hall-w", 1, 11).await;
-    let deadline = Instant::now() + host.limit;
-    let want: Vec<String> = crate::mqtt::truth_ucis(&host, 0)
-        .into_iter()
-        .map(|u| format!("hall-w/0 {u}"))
-        .collect();
+    let played_out = started
+        + Duration::from_secs_f64(host.ends[0].as_ms_f64() / 1000.0 / crate::mqtt::HALL_SPEED);
+    let deadline = played_out + LIMIT;
+    let handle = host.daemon.board(0).await.expect("board");
     loop {
+        // What the daemon journalled, as watch prints it.
+        let mut record = eboardd::game::record::GameRecord::default();
+        for e in handle.game_events().await {
+            record.apply(&e);
+        }
+        let want: Vec<String> = record
+            .moves
+            .iter()
+            .map(|m| format!("hall-w/0 {}", m.uci))
+            .collect();
         let text = std::fs::read_to_string(&out).unwrap_or_default();
         let moves: Vec<String> = text
             .lines()
             .filter(|l| !l.contains("info string"))
             .map(str::to_string)
             .collect();
-        if moves == want {
+        if Instant::now() >= played_out && !want.is_empty() && moves == want {
             break;
         }
         assert!(
