@@ -139,20 +139,19 @@ fn apply(files: &mut PgnDir, updates: Vec<Update>, changed: &mut BTreeSet<u32>) 
             }
             Update::Rebuild { number, events } => {
                 let id = number.saturating_sub(1);
-                let before = files.board_pgn(id);
+                let mut changes = false;
                 for e in &events {
-                    files.apply(id, e);
+                    changes |= files.apply(id, e);
                 }
-                if files.board_pgn(id) != before {
+                if changes {
                     changed.insert(id);
                 }
             }
             Update::Event { number, event } => {
                 let id = number.saturating_sub(1);
                 files.publish_event(id, &event);
-                let before = files.board_pgn(id);
-                files.apply(id, &event.event);
-                if files.board_pgn(id) != before {
+                // Clock readings and the like change no PGN: no text is made for them.
+                if files.apply(id, &event.event) {
                     changed.insert(id);
                 }
             }
