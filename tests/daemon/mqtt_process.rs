@@ -12,7 +12,7 @@ use eboardd::sim::device::BoardOptions;
 
 use crate::emulated::EmulatedPty;
 use crate::emulated_game::{game_limit_at, opera, play, truth_sans};
-use crate::emulated_links::Guard;
+use crate::emulated_links::{Guard, spawn_daemon_with};
 use crate::mqtt::{moves_of, start_relay, try_wait_for_text, wait_for_text};
 use crate::mqtt_broker::Broker;
 use crate::support::*;
@@ -26,25 +26,18 @@ fn spawn_host(
     link: &std::path::Path,
     log: &std::path::Path,
 ) -> Guard {
-    let log = std::fs::OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(log)
-        .expect("log file");
-    Guard(
-        Command::new(env!("CARGO_BIN_EXE_eboardd"))
-            .args(["run", "--bus-address", address, "--state-dir"])
-            .arg(state)
-            .arg("--device")
-            .arg(link)
-            .args(["--mqtt", &broker.url(), "--mqtt-name", name])
-            .args(["--event", "Hall Open", "--round", "3"])
-            .env("RUST_LOG", "info")
-            .stdout(Stdio::null())
-            .stderr(log)
-            .spawn()
-            .expect("spawn eboardd run"),
-    )
+    let url = broker.url();
+    let extra = [
+        "--mqtt",
+        url.as_str(),
+        "--mqtt-name",
+        name,
+        "--event",
+        "Hall Open",
+        "--round",
+        "3",
+    ];
+    spawn_daemon_with(address, state, link, log, &extra)
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
