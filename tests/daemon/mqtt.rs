@@ -152,11 +152,15 @@ pub async fn start_relay(
     (relay, server, addr)
 }
 
-/// One HTTP GET: the body of a 200 answer, else `None`.
+/// One HTTP GET: the body of a 200 answer, else `None`. The answer is read to the end of
+/// the connection, so the request asks the server to close it (`Connection: close`):
+/// without that, an HTTP/1.1 server keeps the connection open for the next request, and the
+/// answer, the relay as it was when asked, would come out only when the server gives up
+/// waiting (10 s later).
 async fn get(addr: std::net::SocketAddr, path: &str) -> Option<String> {
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
     let mut s = tokio::net::TcpStream::connect(addr).await.ok()?;
-    let req = format!("GET {path} HTTP/1.1\r\nHost: {addr}\r\n\r\n");
+    let req = format!("GET {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n");
     s.write_all(req.as_bytes()).await.ok()?;
     let mut out = String::new();
     s.read_to_string(&mut out).await.ok()?;
