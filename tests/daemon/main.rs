@@ -21,6 +21,7 @@ mod livechess;
 mod mqtt;
 mod mqtt_broker;
 mod mqtt_cut;
+mod mqtt_lichess;
 mod mqtt_process;
 mod pgn_dir;
 mod pty_board;
