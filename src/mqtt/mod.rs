@@ -25,6 +25,7 @@ pub mod aggregate;
 pub mod follow;
 pub mod message;
 pub mod publish;
+pub mod spool;
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;

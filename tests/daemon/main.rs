@@ -22,6 +22,7 @@ mod mqtt;
 mod mqtt_broker;
 mod mqtt_cut;
 mod mqtt_lichess;
+mod mqtt_outage;
 mod mqtt_process;
 mod pgn_dir;
 mod pty_board;
