@@ -24,6 +24,7 @@ mod mqtt_cut;
 mod mqtt_lichess;
 mod mqtt_outage;
 mod mqtt_process;
+mod mqtt_tls;
 mod pgn_dir;
 mod pty_board;
 mod real_board;

@@ -141,6 +141,18 @@ pub async fn start_relay(
     tokio::task::JoinHandle<()>,
     std::net::SocketAddr,
 ) {
+    start_relay_with(broker.settings("test-relay"), map).await
+}
+
+/// [`start_relay`] with these MQTT settings.
+pub async fn start_relay_with(
+    settings: eboardd::mqtt::MqttSettings,
+    map: BoardMap,
+) -> (
+    tokio::task::JoinHandle<()>,
+    tokio::task::JoinHandle<()>,
+    std::net::SocketAddr,
+) {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
         .await
         .expect("bind");
@@ -148,7 +160,7 @@ pub async fn start_relay(
     let state = RelayState::new();
     let server = tokio::spawn(eboardd::relay::http::serve(listener, state.clone()));
     let files = PgnDir::in_memory(round()).serve(state);
-    let relay = spawn_relay(&broker.settings("test-relay"), map, files).expect("relay");
+    let relay = spawn_relay(&settings, map, files).expect("relay");
     (relay, server, addr)
 }
 
