@@ -788,3 +788,35 @@ fn a_captured_piece_set_down_where_it_came_from_is_no_lasting_takeback() {
     assert_eq!(run.final_uci(), ["d2d4", "e5d4", "e1e2"], "{}", run.lines());
     assert_eq!(run.count("mismatch"), 0, "{}", run.lines());
 }
+
+#[test]
+fn a_rest_that_went_on_into_a_repeated_position_is_corrected_not_taken_back() {
+    // 35. Kf7 Rc8 36. Ke6 Re8+, the rook resting on d8 for 450 ms on its way back to e8
+    // (Rd8 is confirmed). Once it goes on, the board is the position after 34... Re8+ (the
+    // position repeats): the rook going on, not four plies taken back.
+    let (cfg, start) = set_up("4R3/pp1n4/4k3/4P1p1/4K1N1/8/r5PP/8 b - - 5 34", config());
+    let s = timeline(&[
+        (1000.0, "e6", None),
+        (1250.0, "f7", Some('k')),
+        (2000.0, "e8", None),
+        (2250.0, "c8", Some('R')),
+        (3000.0, "f7", None),
+        (3250.0, "e6", Some('k')),
+        (4000.0, "c8", None),
+        (4100.0, "d8", Some('R')),
+        (4550.0, "d8", None),
+        (4600.0, "e8", Some('R')),
+        (6000.0, "e6", None),
+        (6250.0, "f7", Some('k')),
+    ]);
+    let run = run_script_with(cfg, &start, &s.wait(2000.0));
+    assert!(confirm_time(&run, "c8d8") < 4550.0, "{}", run.lines());
+    assert_eq!(
+        run.final_uci(),
+        ["e6f7", "e8c8", "f7e6", "c8e8", "e6f7"],
+        "{}",
+        run.lines()
+    );
+    assert_eq!(run.count("takeback"), 0, "{}", run.lines());
+    assert_eq!(run.count("retract"), 1, "{}", run.lines());
+}

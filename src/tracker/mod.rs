@@ -702,12 +702,16 @@ impl Tracker {
                     if self.try_redo(now) {
                         continue;
                     }
-                    if self.try_takeback(now) {
-                        continue;
-                    }
+                    // The last ply's piece gone on along its way before a takeback: in
+                    // a repeated position the board after it may also be an earlier
+                    // position of the game, but a piece going on is the likelier reading.
                     match self.try_retract(now) {
                         Ok(true) => continue,
-                        Ok(false) => {}
+                        Ok(false) => {
+                            if self.try_takeback(now) {
+                                continue;
+                            }
+                        }
                         Err(t) => self.timeout = t,
                     }
                     match self.try_correct(now, false) {
