@@ -820,3 +820,42 @@ fn a_rest_that_went_on_into_a_repeated_position_is_corrected_not_taken_back() {
     assert_eq!(run.count("takeback"), 0, "{}", run.lines());
     assert_eq!(run.count("retract"), 1, "{}", run.lines());
 }
+
+#[test]
+fn a_capture_taken_again_before_a_scan_is_followed_through_quick_replies() {
+    // 36... Nxe3 37. Rxe3 Bxc5 38. Re3-d3 Ke6 on a DGT board, each reply quick. The knight
+    // sweeps the pawn off e3 and is taken again within a scan: e3 goes from the pawn to
+    // empty, the knight never reported there; it is set down on e4 for 850 ms. Explained
+    // only with that unseen knight, the capture waited for a still board that never came,
+    // and the game stood still while five plies were played. Once two more plies have begun
+    // after it, nothing can show the knight any more: the capture is confirmed.
+    let (cfg, start) = set_up(
+        "8/p3bk2/5p2/2Np2p1/P5Pr/1P1RPP2/4N1K1/3n4 b - - 2 36",
+        dgt(),
+    );
+    let s = timeline(&[
+        (1000.0, "d1", None),
+        (1403.0, "e3", None),
+        (1605.0, "e4", Some('n')),
+        (1867.0, "d3", None),
+        (2106.0, "e3", Some('R')),
+        (2960.0, "e4", None),
+        (3102.0, "e7", None),
+        (3129.0, "d6", Some('b')),
+        (3374.0, "d6", None),
+        (3399.0, "c5", Some('b')),
+        (3464.0, "e3", None),
+        (3695.0, "d3", Some('R')),
+        (3818.0, "f7", None),
+        (4275.0, "e6", Some('k')),
+    ]);
+    let run = run_script_with(cfg, &start, &s.wait(3000.0));
+    assert_eq!(
+        run.final_uci(),
+        ["d1e3", "d3e3", "e7c5", "e3d3", "f7e6"],
+        "{}",
+        run.lines()
+    );
+    assert_eq!(run.count("mismatch"), 0, "{}", run.lines());
+    assert!(confirm_time(&run, "d1e3") < 3500.0, "{}", run.lines());
+}

@@ -24,7 +24,7 @@ use shakmaty::{Bitboard, Move, Piece, Position, Square, attacks};
 
 use super::explain::{self, BaseMoves, Candidate, Evidence, Keep, piece_bit};
 use super::game::SquareEvent;
-use super::release::{Verdict, decide};
+use super::release::{Timing, Verdict, decide};
 use super::sight;
 use super::{Tracker, describe};
 use crate::event::GameEvent;
@@ -264,7 +264,10 @@ impl Tracker {
                 h.cands.iter().filter(|c| c.len <= min).copied().collect();
             let verdict = decide(
                 &shortest,
-                self.timing_for(now, Some(h.base.turn())),
+                Timing {
+                    unseen_passed: false,
+                    ..self.timing_for(now, Some(h.base.turn()))
+                },
                 |c| self.first_moves_on(&h.base, c, &h.evidence, h.base.turn()),
                 |c| h.base.first_slid(c, &h.evidence, window),
             );

@@ -57,6 +57,10 @@ pub struct Timing {
     /// How long a piece that slid onto a square of its line may rest there, the hand still
     /// on it, before it goes on.
     pub slide_rest: Duration,
+    /// Whether the first ply of explanations that need a piece nobody saw may be confirmed
+    /// before the board settles, once two more plies have begun after it. Not for a
+    /// history weighed against the confirmed game: there the board settling is the proof.
+    pub unseen_passed: bool,
 }
 
 /// The fewest plies among the candidates that `keep` accepts.
@@ -155,6 +159,18 @@ pub fn decide(
     // An explanation that needs a piece nobody saw is taken only once the board has stood
     // still for the settle window and nothing better has turned up.
     if best.0 > 0 && !stable {
+        // Unless two more plies have begun after the first every explanation agrees on:
+        // its piece is past moving on, and a later ply has changed the squares where the
+        // piece nobody saw could still have been reported (a capture swept off at once,
+        // taken again before a scan).
+        if t.unseen_passed
+            && len >= 3
+            && let (Some(m), _) = agree(cands, |c| c.cost() == 0, len)
+            && m.is_capture()
+            && cands.iter().filter(|c| c.cost() == 0).all(|c| c.len >= len)
+        {
+            return Verdict::Confirm(m);
+        }
         return Verdict::Wait(Some(t.last_change + t.settle));
     }
     // A piece put down where a longer move of it passes may still be moving on: the
