@@ -352,7 +352,9 @@ impl Sensing {
     }
 
     fn handle_field(&mut self, now: Time, index: usize, piece: Option<Piece>) {
-        if !self.frame.set(index, piece) || !self.reported {
+        // Before the first full report, and after a reconnect until the next one (which is
+        // handed on whole), a change only updates the picture.
+        if !self.frame.set(index, piece) || !self.reported || self.resync {
             return;
         }
         let could_be_start = self.frame.count() == 32

@@ -5,6 +5,10 @@
 //! sends nothing for [`SILENCE_LIMIT`] (a DGT board despite the keep-alive, a Millennium
 //! board despite the status requests) is a lost link.
 //!
+//! Commands to a DGT board are paced ([`Pacer`]): the first 400 ms after the port opened,
+//! each next one 100 ms after the one before, so the board's 10-byte command buffer never
+//! overflows (a lost UPDATE_NICE would leave a board that never reports a move).
+//!
 //! LED commands go only to boards known to have LEDs: every Millennium board, and a DGT
 //! board once its long serial number says it is a Revelation II. Elsewhere a shown move
 //! goes on the clock only, and setting LEDs is refused.
@@ -25,6 +29,7 @@ use crate::tracker::TrackerConfig;
 
 use super::clock::{ClockError, ClockQueue, ClockRequest};
 use super::leds;
+use super::pace::Pacer;
 use super::watch::{LinkWatch, SILENCE_LIMIT};
 use super::{CommandError, Core, CoreCommand, CoreSettings};
 use crate::daemon::config::{Laws, TouchMove};
@@ -59,9 +64,28 @@ pub struct PipelineCore {
     serial: Option<String>,
     long_serial: Option<String>,
     version: Option<String>,
+    /// When the next command may go ([`Pacer`]: a DGT board's 10-byte command buffer).
+    pacer: Pacer,
+    /// The latest time the core was given.
+    now: Time,
 }
 
 impl PipelineCore {
+    /// Takes the time of a handler call.
+    fn tick(&mut self, now: Time) {
+        self.now = self.now.max(now);
+    }
+
+    /// Whether a command waits to be sent (for its pacing, or for the shell to poll it).
+    pub fn has_queued(&self) -> bool {
+        !self.transmit.is_empty() || self.clock.has_queued() || self.watch.has_queued()
+    }
+
+    /// When the next paced command may go, while that is still to come.
+    pub fn pacing_due(&self) -> Option<Time> {
+        self.pacer.due().filter(|due| *due > self.now)
+    }
+
     /// Changes the LEDs now, or once [`LED_GAP`] has passed since the last change (a
     /// later change replacing this one meanwhile).
     fn set_leds(&mut self, now: Time, messages: Vec<Vec<u8>>) {
@@ -125,6 +149,8 @@ impl PipelineCore {
             serial: None,
             long_serial: None,
             version: None,
+            pacer: Pacer::for_protocol(protocol),
+            now: Time::ZERO,
         }
     }
 
@@ -178,6 +204,10 @@ impl PipelineCore {
 
 impl Core for PipelineCore {
     fn handle_connected(&mut self, now: Time) {
+        self.tick(now);
+        // What was waiting for the old link is not sent on the new one: it starts afresh.
+        self.transmit.clear();
+        self.pacer.opened(now);
         self.core.handle_reconnected();
         // The board on the port may be another one now: it says again who it is.
         self.serial = None;
@@ -185,16 +215,18 @@ impl Core for PipelineCore {
         self.version = None;
         match self.protocol {
             Protocol::Dgt => {
-                // Clock commands go through the clock's queue, one at a time.
-                self.transmit.extend(
-                    dgt::startup_commands()
-                        .into_iter()
-                        .filter(|c| c.first() != Some(&dgt::cmd::CLOCK_MESSAGE)),
-                );
-                self.transmit
-                    .extend(dgt::Command::ReturnLongSerialNr.to_bytes().ok());
+                // Clock commands go through the clock's queue, one at a time. The board is
+                // asked who it is first, right after the reset: a board that brought its
+                // game from another port is known before its game is followed here.
+                let mut startup = dgt::startup_commands()
+                    .into_iter()
+                    .filter(|c| c.first() != Some(&dgt::cmd::CLOCK_MESSAGE));
+                self.transmit.extend(startup.next());
                 self.transmit
                     .extend(dgt::Command::ReturnSerialNr.to_bytes().ok());
+                self.transmit
+                    .extend(dgt::Command::ReturnLongSerialNr.to_bytes().ok());
+                self.transmit.extend(startup);
                 self.clock.restart(now);
                 self.keepalive = Some(now + DGT_KEEPALIVE);
                 self.heard = Some(now);
@@ -208,6 +240,7 @@ impl Core for PipelineCore {
     }
 
     fn handle_input(&mut self, now: Time, bytes: &[u8]) {
+        self.tick(now);
         match self.protocol {
             Protocol::Dgt => self.heard = self.heard.map(|_| now),
             Protocol::Millennium => self.watch.input(now),
@@ -217,6 +250,7 @@ impl Core for PipelineCore {
     }
 
     fn handle_timeout(&mut self, now: Time) {
+        self.tick(now);
         self.core.handle_timeout(now);
         self.send_due_leds(now);
         if let Some(due) = self.keepalive.filter(|due| *due <= now) {
@@ -238,6 +272,7 @@ impl Core for PipelineCore {
     }
 
     fn handle_command(&mut self, now: Time, command: CoreCommand) -> Result<(), CommandError> {
+        self.tick(now);
         match command {
             CoreCommand::NewGame(setup) | CoreCommand::SetPosition(setup) => self
                 .core
@@ -299,10 +334,16 @@ impl Core for PipelineCore {
     }
 
     fn poll_transmit(&mut self) -> Option<Vec<u8>> {
-        self.transmit
+        if !self.pacer.ready(self.now) {
+            return None;
+        }
+        let next = self
+            .transmit
             .pop_front()
             .or_else(|| self.clock.poll_transmit())
-            .or_else(|| self.watch.poll_transmit())
+            .or_else(|| self.watch.poll_transmit())?;
+        self.pacer.sent(self.now);
+        Some(next)
     }
 
     fn poll_timeout(&self) -> Option<Time> {
@@ -316,6 +357,7 @@ impl Core for PipelineCore {
             self.clock.poll_timeout(),
             self.watch.poll_timeout(),
             self.heard.map(|heard| heard + SILENCE_LIMIT),
+            self.pacing_due().filter(|_| self.has_queued()),
         ]
         .into_iter()
         .flatten()
