@@ -29,3 +29,4 @@ pub mod timer;
 pub mod trace;
 pub mod tracker;
 pub mod uci;
+pub mod web;

@@ -4,6 +4,7 @@ use crate::relay::files::{PgnDir, spawn_pgn_dir};
 use crate::relay::http::{self as relay_http, RelayState};
 use crate::relay::lichess::{self, LichessPush, LichessToken};
 use crate::relay::pgn::PgnTags;
+use crate::web::{Connections, WebOptions};
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 
@@ -261,6 +262,30 @@ async fn serve(
         .with_context(|| format!("cannot create {}", options.state_dir.display()))?;
     tracing::info!(state_dir = %options.state_dir.display(), laws = %options.laws, "starting");
     let daemon = Daemon::new(options);
+    let descriptors = crate::web::raise_descriptor_limit();
+    let mut web = WebOptions {
+        allowed_origins: config.web.allowed_origins.clone(),
+        ..WebOptions::default()
+    };
+    if let Some(max) = config.web.max_connections {
+        let most = crate::web::default_max_connections_for(descriptors, usize::MAX);
+        if max > most {
+            tracing::warn!(
+                "[web] max-connections = {max} is more than the descriptor limit allows: \
+                 serving at most {most}"
+            );
+        }
+        web.max_connections = max.clamp(1, most);
+    }
+    if listen.is_some() || livechess.is_some() {
+        tracing::info!(
+            max_connections = web.max_connections,
+            descriptors = descriptors.unwrap_or(u64::MAX),
+            "HTTP limits"
+        );
+    }
+    let connections = Connections::new(web.max_connections);
+    let web = std::sync::Arc::new(web);
     // The relay follows the boards from before they are attached, not to miss a move.
     let mut server = None;
     let mut pgn_dir = pgn_dir;
@@ -268,10 +293,18 @@ async fn serve(
         let listener = tokio::net::TcpListener::bind(addr)
             .await
             .with_context(|| format!("cannot listen on {addr}"))?;
+        let addr = listener.local_addr().unwrap_or(addr);
         tracing::info!(%addr, "relay listening");
         let state = RelayState::new();
         pgn_dir = pgn_dir.map(|f| f.serve(state.clone()));
-        server = Some(tokio::spawn(relay_http::serve(listener, state)));
+        let routes = relay_http::router(state.clone(), &web)
+            .merge(crate::relay::page::router(daemon.clone(), state.clone()));
+        server = Some(tokio::spawn(relay_http::serve_with(
+            listener,
+            routes,
+            web.clone(),
+            connections.clone(),
+        )));
     }
     let mut pusher = None;
     if let Some(push) = push {
@@ -287,7 +320,12 @@ async fn serve(
             .with_context(|| format!("cannot listen on {addr}"))?;
         let addr = listener.local_addr().unwrap_or(addr);
         tracing::info!("LiveChess API listening on ws://{addr}{}", livechess::PATH);
-        livechess_server = Some(tokio::spawn(livechess::serve(listener, daemon.clone())));
+        livechess_server = Some(tokio::spawn(livechess::server::serve_with(
+            listener,
+            daemon.clone(),
+            web.clone(),
+            connections.clone(),
+        )));
     }
     for board in config.boards {
         let device = board.device.clone();

@@ -98,6 +98,9 @@ pub struct Config {
     /// Daemon-wide settings (`[daemon]`).
     #[serde(default)]
     pub daemon: DaemonSettings,
+    /// The HTTP listeners' limits and browser origins (`[web]`).
+    #[serde(default)]
+    pub web: WebSettings,
     /// The boards (`[[board]]`, any number).
     #[serde(default, rename = "board")]
     pub boards: Vec<BoardConfig>,
@@ -115,6 +118,35 @@ pub struct DaemonSettings {
     pub touch_move: Option<TouchMove>,
     /// Write every board's traffic as traces into this directory.
     pub record_dir: Option<PathBuf>,
+}
+
+/// Settings of the HTTP listeners (`--relay-listen`, `--livechess-listen`).
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct WebSettings {
+    /// The most connections open at once over both listeners (default: 1,024, or fewer
+    /// when the descriptor limit is low).
+    pub max_connections: Option<usize>,
+    /// Browser origins (`https://host[:port]`) allowed to use the LiveChess WebSocket,
+    /// besides loopback pages and `https://lichess.org`.
+    #[serde(default)]
+    pub allowed_origins: Vec<String>,
+}
+
+/// Whether `text` is a web origin: `http://` or `https://`, a host, perhaps a port, no
+/// path.
+fn is_origin(text: &str) -> bool {
+    let rest = text
+        .strip_prefix("https://")
+        .or_else(|| text.strip_prefix("http://"));
+    let rest = rest.map(|r| r.strip_suffix('/').unwrap_or(r));
+    rest.is_some_and(|host| {
+        !host.is_empty()
+            && host.len() <= 253 + 7
+            && host
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || "-.:[]".contains(c))
+    })
 }
 
 /// One board as configured.
@@ -206,6 +238,15 @@ impl Config {
                     "board {} names device {} again; each device may be configured once",
                     i + 1,
                     text::quote(&a.device.to_string_lossy())
+                )));
+            }
+        }
+        for o in &self.web.allowed_origins {
+            if !is_origin(o) {
+                return Err(invalid(format!(
+                    "[web] allowed-origins: {} is not an origin; write \
+                     scheme://host[:port] with http or https and no path",
+                    text::quote(o)
                 )));
             }
         }
@@ -574,6 +615,29 @@ device = "/dev/rfcomm0"
         assert_eq!(c.boards.len(), 2);
         assert_eq!(c.boards[0].protocol, ProtocolChoice::Fixed(Protocol::Dgt));
         assert_eq!(c.boards[1].device, PathBuf::from("/b"));
+    }
+
+    #[test]
+    fn web_settings_are_read_and_unknown_web_keys_refused() {
+        let c = Config::parse(
+            "[web]\nmax-connections = 64\nallowed-origins = [\"https://club.example\"]\n",
+            "c",
+        )
+        .expect("valid");
+        assert_eq!(c.web.max_connections, Some(64));
+        assert_eq!(c.web.allowed_origins, ["https://club.example"]);
+        let bad = Config::parse("[web]\nmax-connection = 64\n", "c").expect_err("a typo");
+        assert!(bad.to_string().contains("line 2"), "{bad}");
+        for wrong in [
+            "club.example",
+            "https://club.example/page",
+            "ftp://x",
+            "https://",
+        ] {
+            let text = format!("[web]\nallowed-origins = [\"{wrong}\"]\n");
+            let bad = Config::parse(&text, "c").expect_err(wrong);
+            assert!(bad.to_string().contains("not an origin"), "{bad}");
+        }
     }
 
     #[test]

@@ -36,6 +36,7 @@ pub mod leds;
 pub mod pace;
 mod pipeline;
 pub mod watch;
+pub mod writes;
 
 pub use pipeline::{DGT_KEEPALIVE, PipelineCore};
 

@@ -1,25 +1,35 @@
-//! The server: connections on a TCP listener, each a WebSocket session at `/api/v1.0` (or
-//! one plain HTTP `GET /api/v1.0/eboards`), answering calls from the daemon's boards.
+//! The server: the LiveChess routes on [`crate::web`]'s HTTP front — a WebSocket session
+//! at `/api/v1.0` and a plain `GET /api/v1.0/eboards` — answering calls from the daemon's
+//! boards.
 //!
 //! Each session reads the client's messages in order and answers each one; a message that
 //! is not understood gets an error answer and the session goes on. Every subscription is a
 //! task of its own that follows its board ([`Feed`]) and sends a feed message whenever what
-//! it says changes; a single writer task sends everything, so a slow client only holds up
-//! its own feeds.
+//! it says changes; a single writer task sends everything (and a ping every quarter of the
+//! idle timeout, so that a quiet session is not taken for an idle one), so a slow client
+//! only holds up its own feeds. A session holds at most [`MAX_FEEDS`] subscriptions.
+//! Browser pages are held to the allowed origins by [`crate::web::guard`].
 
 use std::collections::HashMap;
-use std::pin::Pin;
-use std::task::{Context, Poll};
+use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 
+use axum::Router;
+use axum::extract::{Request, State};
+use axum::http::{HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use axum::routing::get;
 use futures_util::{SinkExt, StreamExt};
+use hyper_util::rt::TokioIo;
 use serde_json::Value;
-use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt, ReadBuf};
-use tokio::net::{TcpListener, TcpStream};
+use tokio::io::{AsyncRead, AsyncWrite};
+use tokio::net::TcpListener;
 use tokio::sync::{broadcast, mpsc, oneshot};
 use tokio::task::JoinHandle;
+use tokio_tungstenite::WebSocketStream;
 use tokio_tungstenite::tungstenite::Message;
-use tokio_tungstenite::tungstenite::protocol::WebSocketConfig;
+use tokio_tungstenite::tungstenite::handshake::derive_accept_key;
+use tokio_tungstenite::tungstenite::protocol::{Role, WebSocketConfig};
 
 use super::PATH;
 use super::feed::{Feed, clock_of, flipped, unix_ms};
@@ -27,32 +37,122 @@ use super::message::{Call, EBoard, Id, call_reply, error_reply, feed_message, pa
 use crate::daemon::Daemon;
 use crate::daemon::board::BoardHandle;
 use crate::event::Orientation;
+use crate::web::{self, Connections, Held, WebOptions};
 
-/// The longest request head read before a connection is refused.
-const MAX_HEAD: usize = 8192;
-/// How long a client may take to send its request head.
-const HEAD_TIMEOUT: Duration = Duration::from_secs(10);
 /// The longest message a client may send.
 const MAX_MESSAGE: usize = 64 * 1024;
 /// How many messages may wait for a slow client before its feeds wait too.
 const OUTBOX: usize = 256;
+/// The most subscriptions one session may hold at once.
+pub const MAX_FEEDS: usize = 64;
+/// What the API's handlers share.
+#[derive(Clone)]
+struct Api {
+    daemon: Daemon,
+    ping: Duration,
+}
 
-/// Serves the LiveChess API on `listener` for the boards of `daemon`, until the task is
-/// dropped.
+/// The LiveChess routes for the boards of `daemon`, for a server under `options`.
+pub fn router(daemon: Daemon, options: &WebOptions) -> Router {
+    let api_state = Api {
+        daemon,
+        ping: options.keep_alive(),
+    };
+    Router::new()
+        .route(PATH, get(api))
+        .route(&format!("{PATH}/"), get(api))
+        .route(&format!("{PATH}/eboards"), get(eboards_json))
+        .route(&format!("{PATH}/eboards/"), get(eboards_json))
+        .fallback(not_found)
+        .with_state(api_state)
+}
+
+/// Serves the LiveChess API on `listener` for the boards of `daemon` with the default
+/// limits, until the task is dropped.
 pub async fn serve(listener: TcpListener, daemon: Daemon) {
-    loop {
-        match listener.accept().await {
-            Ok((stream, peer)) => {
-                let daemon = daemon.clone();
-                tokio::spawn(async move {
-                    if let Err(e) = connection(stream, daemon).await {
-                        tracing::debug!(%peer, "livechess connection: {e}");
-                    }
-                });
-            }
-            Err(e) => tracing::warn!("livechess accept: {e}"),
-        }
+    let options = WebOptions::default();
+    let connections = Connections::new(options.max_connections);
+    serve_with(listener, daemon, Arc::new(options), connections).await;
+}
+
+/// Serves the LiveChess API on `listener` under `options`, until the task is dropped.
+pub async fn serve_with(
+    listener: TcpListener,
+    daemon: Daemon,
+    options: Arc<WebOptions>,
+    connections: Arc<Connections>,
+) {
+    let bind = listener
+        .local_addr()
+        .map_or(std::net::Ipv4Addr::LOCALHOST.into(), |a| a.ip());
+    let guard = web::guard::Guard::new(bind, &options.allowed_origins);
+    let routes = router(daemon, &options).layer(axum::middleware::from_fn_with_state(
+        guard,
+        web::guard::check,
+    ));
+    web::serve("livechess", listener, routes, options, connections).await;
+}
+
+async fn not_found() -> Response {
+    let text = format!("eboardd serves the LiveChess API at ws://HOST:PORT{PATH}\n");
+    (StatusCode::NOT_FOUND, text).into_response()
+}
+
+async fn eboards_json(State(api): State<Api>) -> Response {
+    let body = serde_json::to_string(&eboards(&api.daemon).await).unwrap_or_default();
+    ([(header::CONTENT_TYPE, "application/json")], body).into_response()
+}
+
+/// `/api/v1.0`: the WebSocket handshake (RFC 6455 §4.2), then the session.
+async fn api(State(api): State<Api>, mut request: Request) -> Response {
+    let Api { daemon, ping } = api;
+    let headers = request.headers();
+    let has = |name: header::HeaderName, token: &str| {
+        headers.get_all(name).iter().any(|v| {
+            v.to_str()
+                .is_ok_and(|v| v.split(',').any(|t| t.trim().eq_ignore_ascii_case(token)))
+        })
+    };
+    if !has(header::UPGRADE, "websocket") {
+        return not_found().await;
     }
+    if !has(header::CONNECTION, "upgrade") || !has(header::SEC_WEBSOCKET_VERSION, "13") {
+        let why = "a WebSocket needs Connection: Upgrade and Sec-WebSocket-Version: 13\n";
+        return (StatusCode::BAD_REQUEST, why).into_response();
+    }
+    let Some(key) = headers.get(header::SEC_WEBSOCKET_KEY) else {
+        return (StatusCode::BAD_REQUEST, "no Sec-WebSocket-Key\n").into_response();
+    };
+    let accept = derive_accept_key(key.as_bytes());
+    let held = request.extensions_mut().remove::<Held>();
+    let upgrade = hyper::upgrade::on(&mut request);
+    tokio::spawn(async move {
+        let upgraded = match upgrade.await {
+            Ok(u) => u,
+            Err(e) => {
+                tracing::debug!("livechess upgrade: {e}");
+                return;
+            }
+        };
+        let config = WebSocketConfig::default()
+            .max_message_size(Some(MAX_MESSAGE))
+            .max_frame_size(Some(MAX_MESSAGE));
+        let ws =
+            WebSocketStream::from_raw_socket(TokioIo::new(upgraded), Role::Server, Some(config))
+                .await;
+        tracing::debug!("livechess client connected");
+        session(ws, daemon, ping).await;
+        // The connection's place under the cap is given back when the session ends.
+        drop(held);
+    });
+    let mut response = StatusCode::SWITCHING_PROTOCOLS.into_response();
+    let h = response.headers_mut();
+    h.insert(header::UPGRADE, HeaderValue::from_static("websocket"));
+    h.insert(header::CONNECTION, HeaderValue::from_static("Upgrade"));
+    if let Ok(v) = HeaderValue::from_str(&accept) {
+        h.insert(header::SEC_WEBSOCKET_ACCEPT, v);
+    }
+    response
 }
 
 /// The board's key in the API: its number in eboardd, from 1.
@@ -68,9 +168,10 @@ async fn find_board(daemon: &Daemon, serialnr_text: &str) -> Option<BoardHandle>
     if let Some(b) = boards.iter().find(|b| serialnr(b) == wanted) {
         return Some(b.clone());
     }
+    // A DGT board's serial reads "3.10 10960" (version, then number): either names it.
     let mut same = boards.iter().filter(|b| {
         let serial = b.status().serial;
-        !serial.is_empty() && serial == wanted
+        !wanted.is_empty() && (serial == wanted || serial.split_whitespace().last() == Some(wanted))
     });
     match (same.next(), same.next()) {
         (Some(b), None) => Some(b.clone()),
@@ -106,109 +207,6 @@ async fn eboards(daemon: &Daemon) -> Vec<EBoard> {
     list
 }
 
-/// What a request head asks for.
-#[derive(Debug, PartialEq, Eq)]
-enum Route {
-    WebSocket,
-    EBoards,
-    NotFound,
-    NotGet,
-}
-
-fn route(head: &str) -> Route {
-    let mut lines = head.lines();
-    let request = lines.next().unwrap_or_default();
-    let mut parts = request.split_whitespace();
-    let (method, target) = (parts.next().unwrap_or(""), parts.next().unwrap_or(""));
-    let path = target.split('?').next().unwrap_or_default();
-    let path = path.strip_suffix('/').unwrap_or(path);
-    let upgrade = lines.any(|l| {
-        l.split_once(':').is_some_and(|(k, v)| {
-            k.trim().eq_ignore_ascii_case("upgrade") && v.trim().eq_ignore_ascii_case("websocket")
-        })
-    });
-    if method != "GET" {
-        return Route::NotGet;
-    }
-    match path {
-        PATH if upgrade => Route::WebSocket,
-        p if p == format!("{PATH}/eboards") => Route::EBoards,
-        _ => Route::NotFound,
-    }
-}
-
-/// Reads the request head (and whatever came with it), up to [`MAX_HEAD`].
-async fn read_head(stream: &mut TcpStream) -> std::io::Result<Option<Vec<u8>>> {
-    let mut buf = Vec::new();
-    let mut chunk = [0u8; 1024];
-    while !buf.windows(4).any(|w| w == b"\r\n\r\n") {
-        if buf.len() > MAX_HEAD {
-            return Ok(None);
-        }
-        let n = stream.read(&mut chunk).await?;
-        if n == 0 {
-            return Ok(None);
-        }
-        buf.extend_from_slice(&chunk[..n]);
-    }
-    Ok(Some(buf))
-}
-
-async fn respond(
-    stream: &mut TcpStream,
-    status: &str,
-    content_type: &str,
-    body: &str,
-) -> std::io::Result<()> {
-    let head = format!(
-        "HTTP/1.1 {status}\r\nConnection: close\r\nContent-Type: {content_type}\r\n\
-         Content-Length: {}\r\n\r\n",
-        body.len()
-    );
-    stream.write_all(head.as_bytes()).await?;
-    stream.write_all(body.as_bytes()).await?;
-    stream.shutdown().await
-}
-
-async fn connection(mut stream: TcpStream, daemon: Daemon) -> Result<(), String> {
-    let head = match tokio::time::timeout(HEAD_TIMEOUT, read_head(&mut stream)).await {
-        Ok(Ok(Some(head))) => head,
-        Ok(Ok(None)) => {
-            let _ = respond(&mut stream, "400 Bad Request", "text/plain", "").await;
-            return Err("no request head".into());
-        }
-        Ok(Err(e)) => return Err(e.to_string()),
-        Err(_) => return Err("no request head in time".into()),
-    };
-    let text = String::from_utf8_lossy(&head).into_owned();
-    let not_found = format!("eboardd serves the LiveChess API at ws://HOST:PORT{PATH}\n");
-    let answered = match route(&text) {
-        Route::WebSocket => {
-            let config = WebSocketConfig::default()
-                .max_message_size(Some(MAX_MESSAGE))
-                .max_frame_size(Some(MAX_MESSAGE));
-            let stream = Rewind {
-                head,
-                at: 0,
-                inner: stream,
-            };
-            let ws = tokio_tungstenite::accept_async_with_config(stream, Some(config))
-                .await
-                .map_err(|e| e.to_string())?;
-            tracing::debug!("livechess client connected");
-            session(ws, daemon).await;
-            return Ok(());
-        }
-        Route::EBoards => {
-            let body = serde_json::to_string(&eboards(&daemon).await).unwrap_or_default();
-            respond(&mut stream, "200 OK", "application/json", &body).await
-        }
-        Route::NotFound => respond(&mut stream, "404 Not Found", "text/plain", &not_found).await,
-        Route::NotGet => respond(&mut stream, "405 Method Not Allowed", "text/plain", "").await,
-    };
-    answered.map_err(|e| e.to_string())
-}
-
 /// A request to a subscription's task.
 enum Control {
     /// `setup` with this FEN; the answer says whether it was done.
@@ -223,15 +221,24 @@ struct Subscription {
 }
 
 /// One client's WebSocket session, until it closes.
-async fn session<S>(ws: tokio_tungstenite::WebSocketStream<S>, daemon: Daemon)
+async fn session<S>(ws: tokio_tungstenite::WebSocketStream<S>, daemon: Daemon, ping: Duration)
 where
     S: AsyncRead + AsyncWrite + Unpin + Send + 'static,
 {
     let (mut sink, mut incoming) = ws.split();
     let (out, mut outbox) = mpsc::channel::<String>(OUTBOX);
     tokio::spawn(async move {
-        while let Some(text) = outbox.recv().await {
-            if sink.send(Message::text(text)).await.is_err() {
+        let mut ping = tokio::time::interval(ping);
+        ping.tick().await;
+        loop {
+            let message = tokio::select! {
+                text = outbox.recv() => match text {
+                    Some(text) => Message::text(text),
+                    None => break,
+                },
+                _ = ping.tick() => Message::Ping(Vec::new().into()),
+            };
+            if sink.send(message).await.is_err() {
                 return;
             }
         }
@@ -290,6 +297,12 @@ async fn answer(
             feed,
             serialnr: named,
         } => {
+            if feeds.len() >= MAX_FEEDS && !feeds.contains_key(&feed) {
+                return Err(format!(
+                    "this connection holds {MAX_FEEDS} feeds already, the most it may: \
+                     unsubscribe one first"
+                ));
+            }
             let handle = find_board(daemon, &named)
                 .await
                 .ok_or_else(|| format!("no board with serialnr {named:?}"))?;
@@ -410,67 +423,5 @@ async fn run_feed(
                 None => return,
             },
         }
-    }
-}
-
-/// A connection whose first bytes were already read: they are read again first.
-struct Rewind {
-    head: Vec<u8>,
-    at: usize,
-    inner: TcpStream,
-}
-
-impl AsyncRead for Rewind {
-    fn poll_read(
-        self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-        buf: &mut ReadBuf<'_>,
-    ) -> Poll<std::io::Result<()>> {
-        let this = self.get_mut();
-        if this.at < this.head.len() {
-            let n = buf.remaining().min(this.head.len() - this.at);
-            buf.put_slice(&this.head[this.at..this.at + n]);
-            this.at += n;
-            return Poll::Ready(Ok(()));
-        }
-        Pin::new(&mut this.inner).poll_read(cx, buf)
-    }
-}
-
-impl AsyncWrite for Rewind {
-    fn poll_write(
-        self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-        buf: &[u8],
-    ) -> Poll<std::io::Result<usize>> {
-        Pin::new(&mut self.get_mut().inner).poll_write(cx, buf)
-    }
-
-    fn poll_flush(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
-        Pin::new(&mut self.get_mut().inner).poll_flush(cx)
-    }
-
-    fn poll_shutdown(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
-        Pin::new(&mut self.get_mut().inner).poll_shutdown(cx)
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn requests_are_routed_by_path_and_upgrade() {
-        let ws = "GET /api/v1.0 HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\n\r\n";
-        assert_eq!(route(ws), Route::WebSocket);
-        let ws = "GET /api/v1.0/?x=1 HTTP/1.1\r\nupgrade:  WebSocket\r\n\r\n";
-        assert_eq!(route(ws), Route::WebSocket);
-        let plain = "GET /api/v1.0/eboards HTTP/1.1\r\nHost: x\r\n\r\n";
-        assert_eq!(route(plain), Route::EBoards);
-        let other = "GET /other HTTP/1.1\r\nUpgrade: websocket\r\n\r\n";
-        assert_eq!(route(other), Route::NotFound);
-        let no_upgrade = "GET /api/v1.0 HTTP/1.1\r\n\r\n";
-        assert_eq!(route(no_upgrade), Route::NotFound);
-        assert_eq!(route("POST /api/v1.0 HTTP/1.1\r\n\r\n"), Route::NotGet);
     }
 }

@@ -1,22 +1,38 @@
-//! `--relay-listen ADDR`: the relay's PGN and events over a minimal HTTP/1.1 server.
+//! `--relay-listen ADDR`: the relay's PGN and events over HTTP (on [`crate::web`]).
 //!
-//! - `GET /games.pgn`: every board's game in board order;
-//! - `GET /board/N.pgn`: board N's game (N from 1);
-//! - `GET /events`: the contract's JSON events as server-sent events (`data: {...}`).
+//! - `GET /games.pgn`: every board's game in board order (a query string is ignored, for
+//!   viewers that add one to get past caches);
+//! - `GET /board/N.pgn`: board N's game (N from 1, written without sign or leading zero);
+//! - `GET /events`: the contract's JSON events as server-sent events, each with an `id:`;
+//!   a client that comes back with `Last-Event-ID` gets the events it missed while they are
+//!   still kept (the last [`BACKLOG`]), and a comment every 15 s (a quarter of the idle
+//!   timeout) keeps the server and proxies from closing a quiet stream;
+//!
+//! The live page (`/`, [`super::page`]) is added to these routes by the daemon.
 //!
 //! PGN answers carry an `ETag` (the relay's version) and `Last-Modified`, and answer
-//! `304 Not Modified` to a matching `If-None-Match`, so pollers are cheap. Every answer closes
-//! the connection. Only `GET` is served; requests are read up to 8 KiB.
+//! `304 Not Modified` to a matching `If-None-Match` or `If-Modified-Since`, so pollers are
+//! cheap. `HEAD` is answered like `GET` without the body; other methods get `405`.
 
-use std::collections::BTreeMap;
-use std::sync::{Arc, RwLock};
-use std::time::{SystemTime, UNIX_EPOCH};
+use std::collections::{BTreeMap, VecDeque};
+use std::convert::Infallible;
+use std::sync::{Arc, Mutex, RwLock};
+use std::time::{Duration, SystemTime};
 
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::net::{TcpListener, TcpStream};
+use axum::Router;
+use axum::extract::{Path, State};
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::response::sse::{Event, KeepAlive, Sse};
+use axum::response::{IntoResponse, Response};
+use axum::routing::get;
+use futures_util::Stream;
+use tokio::net::TcpListener;
 use tokio::sync::broadcast;
 
-const MAX_REQUEST: usize = 8192;
+use crate::web::{self, Connections, WebOptions, cache};
+
+/// How many events are kept for clients that come back with `Last-Event-ID`.
+pub const BACKLOG: usize = 1024;
 
 /// What the relay publishes now.
 #[derive(Debug, Clone)]
@@ -27,17 +43,28 @@ struct Snapshot {
     boards: BTreeMap<u32, String>,
 }
 
+/// One event of `/events`: its number and its JSON line.
+type Numbered = (u64, Arc<str>);
+
+/// The events kept, numbered from 1.
+#[derive(Debug, Default)]
+struct Backlog {
+    last: u64,
+    kept: VecDeque<Numbered>,
+}
+
 /// The relay's published state, shared between the relay task and the HTTP server.
 #[derive(Debug)]
 pub struct RelayState {
     snapshot: RwLock<Snapshot>,
-    events: broadcast::Sender<String>,
+    backlog: Mutex<Backlog>,
+    events: broadcast::Sender<Numbered>,
 }
 
 impl RelayState {
     /// An empty relay.
     pub fn new() -> Arc<RelayState> {
-        let (events, _) = broadcast::channel(1024);
+        let (events, _) = broadcast::channel(BACKLOG);
         Arc::new(RelayState {
             snapshot: RwLock::new(Snapshot {
                 version: 0,
@@ -45,6 +72,7 @@ impl RelayState {
                 games: String::new(),
                 boards: BTreeMap::new(),
             }),
+            backlog: Mutex::new(Backlog::default()),
             events,
         })
     }
@@ -62,156 +90,207 @@ impl RelayState {
         }
     }
 
-    /// Sends one JSON event line to every `/events` listener.
+    /// Sends one JSON event line to every `/events` listener, and keeps it for those that
+    /// come back.
     pub fn publish_event(&self, line: String) {
-        let _ = self.events.send(line);
+        let Ok(mut backlog) = self.backlog.lock() else {
+            return;
+        };
+        backlog.last += 1;
+        let event = (backlog.last, Arc::<str>::from(line));
+        if backlog.kept.len() == BACKLOG {
+            backlog.kept.pop_front();
+        }
+        backlog.kept.push_back(event.clone());
+        // Sent under the lock: a new listener sees each event once, kept or sent.
+        let _ = self.events.send(event);
+    }
+
+    /// The events after `after` still kept, and the ones to come.
+    fn follow(&self, after: u64) -> (Vec<Numbered>, broadcast::Receiver<Numbered>) {
+        let Ok(backlog) = self.backlog.lock() else {
+            return (Vec::new(), self.events.subscribe());
+        };
+        let missed = backlog
+            .kept
+            .iter()
+            .filter(|(id, _)| *id > after)
+            .cloned()
+            .collect();
+        (missed, self.events.subscribe())
+    }
+
+    /// Board `n`'s PGN as published now (`n` from 1).
+    pub fn board_pgn(&self, n: u32) -> Option<String> {
+        self.snapshot.read().ok()?.boards.get(&n).cloned()
+    }
+
+    /// The number of the last event published (0 before the first).
+    pub fn last_event_id(&self) -> u64 {
+        self.backlog.lock().map_or(0, |b| b.last)
     }
 }
 
-/// An HTTP date (RFC 9110 IMF-fixdate) for `t`.
-pub fn http_date(t: SystemTime) -> String {
-    let secs = t.duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs());
-    let days = secs / 86_400;
-    let rem = secs % 86_400;
-    // Days to civil date (Howard Hinnant's algorithm).
-    let z = days as i64 + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = doy - (153 * mp + 2) / 5 + 1;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 };
-    let year = yoe + era * 400 + i64::from(month <= 2);
-    const WEEKDAYS: [&str; 7] = ["Thu", "Fri", "Sat", "Sun", "Mon", "Tue", "Wed"];
-    const MONTHS: [&str; 12] = [
-        "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
-    ];
-    let weekday = WEEKDAYS[(days % 7) as usize];
-    let month_name = MONTHS[((month - 1).clamp(0, 11)) as usize];
-    format!(
-        "{weekday}, {day:02} {month_name} {year} {:02}:{:02}:{:02} GMT",
-        rem / 3600,
-        rem / 60 % 60,
-        rem % 60
-    )
+/// What the relay's handlers share.
+#[derive(Debug, Clone)]
+struct Relay {
+    state: Arc<RelayState>,
+    keep_alive: Duration,
 }
 
-/// Serves the relay on `listener` until the task is dropped.
+/// The relay's routes over `state`, for a server under `options`.
+pub fn router(state: Arc<RelayState>, options: &WebOptions) -> Router {
+    let relay = Relay {
+        state,
+        keep_alive: options.keep_alive(),
+    };
+    Router::new()
+        .route("/games.pgn", get(games_pgn))
+        .route("/board/{file}", get(board_pgn))
+        .route("/events", get(events))
+        .fallback(not_found)
+        .with_state(relay)
+}
+
+/// Serves the relay on `listener` with the default limits, until the task is dropped.
 pub async fn serve(listener: TcpListener, state: Arc<RelayState>) {
-    loop {
-        match listener.accept().await {
-            Ok((stream, _)) => {
-                let state = state.clone();
-                tokio::spawn(async move {
-                    if let Err(e) = handle(stream, state).await {
-                        tracing::debug!("relay connection: {e}");
-                    }
-                });
-            }
-            Err(e) => tracing::warn!("relay accept: {e}"),
-        }
-    }
+    let options = WebOptions::default();
+    let connections = Connections::new(options.max_connections);
+    let routes = router(state, &options);
+    serve_with(listener, routes, Arc::new(options), connections).await;
 }
 
-async fn read_head(stream: &mut TcpStream) -> std::io::Result<Option<String>> {
-    let mut buf = Vec::new();
-    let mut chunk = [0u8; 1024];
-    while !buf.windows(4).any(|w| w == b"\r\n\r\n") {
-        if buf.len() > MAX_REQUEST {
-            return Ok(None);
-        }
-        let n = stream.read(&mut chunk).await?;
-        if n == 0 {
-            return Ok(None);
-        }
-        buf.extend_from_slice(&chunk[..n]);
-    }
-    Ok(Some(String::from_utf8_lossy(&buf).into_owned()))
+/// Serves `routes` (the relay's, perhaps with more) on `listener` under `options`, with
+/// the `Host` check its address calls for.
+pub async fn serve_with(
+    listener: TcpListener,
+    routes: Router,
+    options: Arc<WebOptions>,
+    connections: Arc<Connections>,
+) {
+    let bind = listener
+        .local_addr()
+        .map_or(std::net::Ipv4Addr::LOCALHOST.into(), |a| a.ip());
+    let guard = web::guard::Guard::new(bind, &options.allowed_origins);
+    let routes = routes.layer(axum::middleware::from_fn_with_state(
+        guard,
+        web::guard::check,
+    ));
+    web::serve("relay", listener, routes, options, connections).await;
 }
 
-async fn respond(
-    stream: &mut TcpStream,
-    status: &str,
-    headers: &[(&str, String)],
-    body: &str,
-) -> std::io::Result<()> {
-    let mut head = format!("HTTP/1.1 {status}\r\nConnection: close\r\n");
-    for (k, v) in headers {
-        head.push_str(&format!("{k}: {v}\r\n"));
-    }
-    head.push_str(&format!("Content-Length: {}\r\n\r\n", body.len()));
-    stream.write_all(head.as_bytes()).await?;
-    stream.write_all(body.as_bytes()).await?;
-    stream.shutdown().await
+async fn not_found() -> Response {
+    (
+        StatusCode::NOT_FOUND,
+        "eboardd's relay serves /, /games.pgn, /board/N.pgn and /events\n",
+    )
+        .into_response()
 }
 
-async fn handle(mut stream: TcpStream, state: Arc<RelayState>) -> std::io::Result<()> {
-    let Some(head) = read_head(&mut stream).await? else {
-        return respond(&mut stream, "400 Bad Request", &[], "").await;
-    };
-    let mut lines = head.lines();
-    let request = lines.next().unwrap_or_default();
-    let mut parts = request.split_whitespace();
-    let (method, path) = (parts.next().unwrap_or(""), parts.next().unwrap_or(""));
-    let if_none_match = lines.find_map(|l| {
-        let (k, v) = l.split_once(':')?;
-        k.trim()
-            .eq_ignore_ascii_case("if-none-match")
-            .then(|| v.trim().to_string())
-    });
-    if method != "GET" {
-        let allow = [("Allow", "GET".to_string())];
-        return respond(&mut stream, "405 Method Not Allowed", &allow, "").await;
+/// The board number a `/board/` file names: `N.pgn`, N from 1 in plain digits.
+fn board_number(file: &str) -> Option<u32> {
+    let digits = file.strip_suffix(".pgn")?;
+    if digits.is_empty() || digits.starts_with('0') || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
     }
-    if path == "/events" {
-        let mut events = state.events.subscribe();
-        stream
-            .write_all(
-                b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n\
-                  Cache-Control: no-cache\r\nConnection: close\r\n\r\n",
-            )
-            .await?;
-        stream.flush().await?;
-        loop {
-            match events.recv().await {
-                Ok(line) => {
-                    stream
-                        .write_all(format!("data: {line}\n\n").as_bytes())
-                        .await?;
-                    stream.flush().await?;
-                }
-                Err(broadcast::error::RecvError::Lagged(_)) => {}
-                Err(broadcast::error::RecvError::Closed) => return Ok(()),
-            }
-        }
-    }
-    let snapshot = state.snapshot.read().ok().map(|s| s.clone());
-    let Some(snapshot) = snapshot else {
-        return respond(&mut stream, "500 Internal Server Error", &[], "").await;
-    };
-    let body = if path == "/games.pgn" {
-        Some(snapshot.games.clone())
-    } else {
-        path.strip_prefix("/board/")
-            .and_then(|rest| rest.strip_suffix(".pgn"))
-            .and_then(|n| n.parse::<u32>().ok())
-            .and_then(|n| snapshot.boards.get(&n).cloned())
-    };
-    let Some(body) = body else {
-        return respond(&mut stream, "404 Not Found", &[], "").await;
-    };
+    digits.parse().ok()
+}
+
+fn pgn_answer(headers: &HeaderMap, snapshot: &Snapshot, body: String) -> Response {
     let etag = format!("\"{}\"", snapshot.version);
-    let headers = [
-        ("Content-Type", "application/x-chess-pgn".to_string()),
-        ("ETag", etag.clone()),
-        ("Last-Modified", http_date(snapshot.modified)),
-        ("Cache-Control", "no-cache".to_string()),
-    ];
-    if if_none_match.as_deref() == Some(etag.as_str()) {
-        return respond(&mut stream, "304 Not Modified", &headers, "").await;
+    let mut response = if cache::not_modified(headers, &etag, snapshot.modified) {
+        StatusCode::NOT_MODIFIED.into_response()
+    } else {
+        (
+            [(
+                header::CONTENT_TYPE,
+                "application/x-chess-pgn; charset=utf-8",
+            )],
+            body,
+        )
+            .into_response()
+    };
+    let h = response.headers_mut();
+    if let Ok(v) = HeaderValue::from_str(&etag) {
+        h.insert(header::ETAG, v);
     }
-    respond(&mut stream, "200 OK", &headers, &body).await
+    if let Ok(v) = HeaderValue::from_str(&httpdate::fmt_http_date(snapshot.modified)) {
+        h.insert(header::LAST_MODIFIED, v);
+    }
+    h.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
+    response
+}
+
+fn snapshot(state: &RelayState) -> Option<Snapshot> {
+    state.snapshot.read().ok().map(|s| s.clone())
+}
+
+async fn games_pgn(State(relay): State<Relay>, headers: HeaderMap) -> Response {
+    match snapshot(&relay.state) {
+        Some(s) => {
+            let body = s.games.clone();
+            pgn_answer(&headers, &s, body)
+        }
+        None => StatusCode::INTERNAL_SERVER_ERROR.into_response(),
+    }
+}
+
+async fn board_pgn(
+    State(relay): State<Relay>,
+    Path(file): Path<String>,
+    headers: HeaderMap,
+) -> Response {
+    let Some(s) = snapshot(&relay.state) else {
+        return StatusCode::INTERNAL_SERVER_ERROR.into_response();
+    };
+    match board_number(&file).and_then(|n| s.boards.get(&n).cloned()) {
+        Some(body) => pgn_answer(&headers, &s, body),
+        None => not_found().await,
+    }
+}
+
+/// The event stream: the events after `Last-Event-ID` still kept, then the new ones; it
+/// ends when the client falls more than [`BACKLOG`] events behind (it comes back with its
+/// last id).
+fn event_stream(
+    state: &RelayState,
+    after: u64,
+) -> impl Stream<Item = Result<Event, Infallible>> + use<> {
+    let (missed, receiver) = state.follow(after);
+    let missed = futures_util::stream::iter(missed);
+    let live = futures_util::stream::unfold(receiver, |mut receiver| async move {
+        match receiver.recv().await {
+            Ok(event) => Some((event, receiver)),
+            Err(_) => None,
+        }
+    });
+    use futures_util::StreamExt as _;
+    missed
+        .chain(live)
+        .map(|(id, line)| Ok(Event::default().id(id.to_string()).data(&*line)))
+}
+
+async fn events(State(relay): State<Relay>, headers: HeaderMap) -> Response {
+    let state = &relay.state;
+    let after = headers
+        .get("last-event-id")
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.trim().parse::<u64>().ok())
+        // A client that comes back to a relay that started again has no events to miss.
+        .filter(|&id| id <= state.last_event_id())
+        .unwrap_or_else(|| state.last_event_id());
+    let stream = event_stream(state, after);
+    let mut response = Sse::new(stream)
+        .keep_alive(
+            KeepAlive::new()
+                .interval(relay.keep_alive)
+                .text("keep-alive"),
+        )
+        .into_response();
+    response
+        .headers_mut()
+        .insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
+    response
 }
 
 #[cfg(test)]
@@ -219,8 +298,37 @@ mod tests {
     use super::*;
 
     #[test]
-    fn http_dates_are_imf_fixdates() {
-        let t = UNIX_EPOCH + std::time::Duration::from_secs(784_111_777);
-        assert_eq!(http_date(t), "Sun, 06 Nov 1994 08:49:37 GMT");
+    fn board_numbers_are_plain_digits_from_one() {
+        assert_eq!(board_number("1.pgn"), Some(1));
+        assert_eq!(board_number("20.pgn"), Some(20));
+        for bad in [
+            "01.pgn",
+            "+1.pgn",
+            "0.pgn",
+            "1",
+            ".pgn",
+            "1.pgn.pgn",
+            " 1.pgn",
+            "99999999999.pgn",
+        ] {
+            assert_eq!(board_number(bad), None, "{bad}");
+        }
+    }
+
+    #[test]
+    fn a_listener_coming_back_gets_only_the_events_it_missed() {
+        let state = RelayState::new();
+        for n in 1..=5 {
+            state.publish_event(format!("{{\"n\":{n}}}"));
+        }
+        let (missed, _) = state.follow(3);
+        let ids: Vec<u64> = missed.iter().map(|(id, _)| *id).collect();
+        assert_eq!(ids, [4, 5]);
+        for n in 6..=(BACKLOG as u64 + 10) {
+            state.publish_event(format!("{{\"n\":{n}}}"));
+        }
+        let (missed, _) = state.follow(0);
+        assert_eq!(missed.len(), BACKLOG);
+        assert_eq!(missed.first().map(|(id, _)| *id), Some(11));
     }
 }

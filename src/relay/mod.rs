@@ -5,9 +5,11 @@
 //! - [`http`]: `--relay-listen`, the same over HTTP with server-sent events.
 //! - [`push`]: when to push to a broadcast server (at most once a second, back-off).
 //! - [`lichess`]: `--lichess-round`, the round's PGN pushed to a lichess broadcast.
+//! - [`page`]: the live page at `/` of `--relay-listen`, for people.
 
 pub mod files;
 pub mod http;
 pub mod lichess;
+pub mod page;
 pub mod pgn;
 pub mod push;

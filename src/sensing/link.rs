@@ -25,9 +25,16 @@ pub enum LinkInfo {
     /// Whether a clock is attached to a DGT board, as its clock times say (told when it
     /// changes, and the first time).
     ClockPresent(bool),
-    /// A Millennium reply other than a status frame, by its type letter (`v`, `l`, `x`,
-    /// `w`, `r`).
+    /// A Millennium reply other than a status frame or a write's echo, by its type letter
+    /// (`l`, `x`, `r`).
     Reply(u8),
+    /// A Millennium board's echo of a register write (`w`): the register and the value.
+    Written {
+        /// The register.
+        address: u8,
+        /// The value.
+        data: u8,
+    },
 }
 
 impl std::fmt::Display for LinkInfo {
@@ -45,6 +52,7 @@ impl std::fmt::Display for LinkInfo {
             ),
             LinkInfo::ClockPresent(p) => write!(f, "clock_present {p}"),
             LinkInfo::Reply(letter) => write!(f, "reply {}", char::from(*letter)),
+            LinkInfo::Written { .. } => write!(f, "reply w"),
         }
     }
 }
@@ -71,6 +79,10 @@ pub(super) fn from_millennium(reply: &millennium::Reply) -> Option<LinkInfo> {
     match reply {
         millennium::Reply::Status(_) => None,
         millennium::Reply::Version(v) => Some(LinkInfo::Version(v.to_string())),
+        millennium::Reply::Write { address, data } => Some(LinkInfo::Written {
+            address: *address,
+            data: *data,
+        }),
         other => Some(LinkInfo::Reply(other.letter())),
     }
 }

@@ -555,13 +555,17 @@ async fn other_paths_are_not_the_api_and_eboards_answers_over_plain_http() {
         other => panic!("a WebSocket elsewhere than /api/v1.0: {other:?}"),
     }
     let mut s = TcpStream::connect(addr).await.expect("connect");
-    s.write_all(b"GET /api/v1.0/eboards HTTP/1.1\r\nHost: test\r\n\r\n")
+    s.write_all(b"GET /api/v1.0/eboards HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
         .await
         .expect("request");
     let mut out = String::new();
     s.read_to_string(&mut out).await.expect("response");
     assert!(out.starts_with("HTTP/1.1 200 OK\r\n"), "{out}");
-    assert!(out.contains("Content-Type: application/json"), "{out}");
+    assert!(
+        out.to_ascii_lowercase()
+            .contains("content-type: application/json"),
+        "{out}"
+    );
     assert!(out.ends_with("\r\n\r\n[]"), "{out}");
 }
 
@@ -667,4 +671,187 @@ fn run_serves_the_api_only_when_asked_and_a_bare_port_on_loopback() {
 fn made(path: std::path::PathBuf) -> std::path::PathBuf {
     std::fs::create_dir_all(&path).expect("create dir");
     path
+}
+
+/// A WebSocket handshake to `/api/v1.0` with `headers` added; its status, or 101.
+async fn handshake_with(addr: SocketAddr, headers: &[(&str, &str)]) -> u16 {
+    use tokio_tungstenite::tungstenite::client::IntoClientRequest;
+    let stream = TcpStream::connect(addr).await.expect("connect");
+    let mut request = format!("ws://{addr}/api/v1.0")
+        .into_client_request()
+        .expect("request");
+    for (name, value) in headers {
+        request.headers_mut().insert(
+            tokio_tungstenite::tungstenite::http::HeaderName::from_bytes(name.as_bytes())
+                .expect("name"),
+            value.parse().expect("value"),
+        );
+    }
+    match tokio_tungstenite::client_async(request, stream).await {
+        Ok((_, response)) => response.status().as_u16(),
+        Err(tokio_tungstenite::tungstenite::Error::Http(r)) => r.status().as_u16(),
+        Err(e) => panic!("the handshake failed: {e}"),
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn pages_from_other_origins_and_rebound_host_names_are_refused() {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (_daemon, _handles, addr) = livechess_daemon(&dir.path().join("state"), &[]).await;
+    assert_eq!(
+        handshake_with(addr, &[("origin", "https://evil.example")]).await,
+        403
+    );
+    assert_eq!(handshake_with(addr, &[("origin", "null")]).await, 403);
+    assert_eq!(
+        handshake_with(addr, &[("origin", "https://lichess.org")]).await,
+        101
+    );
+    assert_eq!(
+        handshake_with(addr, &[("origin", "http://localhost:8080")]).await,
+        101
+    );
+    assert_eq!(
+        handshake_with(addr, &[]).await,
+        101,
+        "no Origin: not a browser"
+    );
+    assert_eq!(handshake_with(addr, &[("host", "evil.example")]).await, 403);
+    // DNS rebinding: the list over plain HTTP with another host name.
+    let mut s = TcpStream::connect(addr).await.expect("connect");
+    s.write_all(
+        b"GET /api/v1.0/eboards HTTP/1.1\r\nHost: rebind.attacker.example:1982\r\n\
+          Connection: close\r\n\r\n",
+    )
+    .await
+    .expect("request");
+    let mut out = String::new();
+    s.read_to_string(&mut out).await.expect("response");
+    assert!(out.starts_with("HTTP/1.1 403"), "{out}");
+    assert!(out.contains("not this machine"), "{out}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_session_holds_a_bounded_number_of_feeds() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let link = board_link(dir.path(), "dgt0");
+    let played = play(
+        &opera(),
+        Protocol::Dgt,
+        11,
+        HandOptions::default(),
+        BoardOptions::default(),
+    );
+    let _board = EmulatedPty::start_held(&link, played.board, played.perf.timeline, SPEED);
+    let (_daemon, handles, addr) =
+        livechess_daemon(&dir.path().join("state"), &[(&link, Protocol::Dgt)]).await;
+    connected(&handles[0]).await;
+    let most = eboardd::livechess::server::MAX_FEEDS as i64;
+    let mut client = Client::connect(addr).await;
+    for feed in 1..=most {
+        let sub = client.call(subscribe(feed, "1")).await;
+        assert_eq!(sub["response"], "call", "feed {feed}: {sub}");
+    }
+    let over = client.call(subscribe(most + 1, "1")).await;
+    assert_eq!(over["response"], "error", "{over}");
+    assert!(
+        over["param"].to_string().contains("unsubscribe one first"),
+        "{over}"
+    );
+    // Subscribing a feed it holds again replaces it; one given back makes room.
+    let again = client.call(subscribe(most, "1")).await;
+    assert_eq!(again["response"], "call", "{again}");
+    let gone = client
+        .call(json!({"call": "unsubscribe", "param": {"feed": "eboardevent", "id": 1}}))
+        .await;
+    assert_eq!(gone["response"], "call", "{gone}");
+    let room = client.call(subscribe(most + 1, "1")).await;
+    assert_eq!(room["response"], "call", "{room}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_dgt_board_is_named_by_its_serial_number_alone() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let link = board_link(dir.path(), "dgt0");
+    let played = play(
+        &opera(),
+        Protocol::Dgt,
+        11,
+        HandOptions::default(),
+        BoardOptions::default(),
+    );
+    let _board = EmulatedPty::start_held(&link, played.board, played.perf.timeline, SPEED);
+    let (_daemon, handles, addr) =
+        livechess_daemon(&dir.path().join("state"), &[(&link, Protocol::Dgt)]).await;
+    connected(&handles[0]).await;
+    let mut status = handles[0].watch_status();
+    let serial = tokio::time::timeout(LIMIT, status.wait_for(|s| !s.serial.is_empty()))
+        .await
+        .expect("the board says its serial number within the limit")
+        .expect("status")
+        .serial
+        .clone();
+    let number = serial
+        .split_whitespace()
+        .last()
+        .expect("a number")
+        .to_string();
+    assert_eq!(number, "10960", "the emulated board's number ({serial:?})");
+    let mut client = Client::connect(addr).await;
+    for name in [number.as_str(), serial.as_str()] {
+        let sub = client.call(subscribe(7, name)).await;
+        assert_eq!(sub["response"], "call", "{name:?}: {sub}");
+        let first = client.feed_until(7, LIMIT, |_| {}, |_| true).await;
+        assert_eq!(first["serialnr"], "1", "{first}");
+    }
+    let wrong = client.call(subscribe(8, "10961")).await;
+    assert_eq!(wrong["response"], "error", "{wrong}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn malformed_websocket_frames_end_that_connection_only() {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (_daemon, _handles, addr) = livechess_daemon(&dir.path().join("state"), &[]).await;
+    let mut bystander = Client::connect(addr).await;
+    let frames: [&[u8]; 4] = [
+        // A text frame a client sent unmasked.
+        b"\x81\x05hello",
+        // A reserved opcode.
+        b"\x83\x80\x00\x00\x00\x00",
+        // A length of 2^63 - 1.
+        b"\x81\xff\x7f\xff\xff\xff\xff\xff\xff\xff\x00\x00\x00\x00",
+        // A masked text frame that is not UTF-8.
+        b"\x81\x82\x00\x00\x00\x00\xff\xfe",
+    ];
+    for frame in frames {
+        let mut s = TcpStream::connect(addr).await.expect("connect");
+        s.write_all(
+            b"GET /api/v1.0 HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\n\
+              Connection: Upgrade\r\nSec-WebSocket-Version: 13\r\n\
+              Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n",
+        )
+        .await
+        .expect("handshake");
+        let mut head = Vec::new();
+        while !head.ends_with(b"\r\n\r\n") {
+            let mut byte = [0u8; 1];
+            s.read_exact(&mut byte)
+                .await
+                .expect("the handshake's answer");
+            head.push(byte[0]);
+        }
+        assert!(
+            head.starts_with(b"HTTP/1.1 101"),
+            "{}",
+            String::from_utf8_lossy(&head)
+        );
+        s.write_all(frame).await.expect("frame");
+        let mut rest = Vec::new();
+        let ended = tokio::time::timeout(LIMIT, s.read_to_end(&mut rest)).await;
+        assert!(ended.is_ok(), "the connection is ended for {frame:?}");
+    }
+    let list = bystander.call(json!({"call": "eboards"})).await;
+    assert_eq!(list["response"], "call", "the other client goes on: {list}");
 }

@@ -75,7 +75,7 @@ async fn confirmed_moves_are_written_to_the_boards_file_and_games_pgn() {
 async fn get(addr: std::net::SocketAddr, path: &str, extra: &str) -> String {
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
     let mut s = tokio::net::TcpStream::connect(addr).await.expect("connect");
-    let req = format!("GET {path} HTTP/1.1\r\nHost: test\r\n{extra}\r\n");
+    let req = format!("GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n{extra}\r\n");
     s.write_all(req.as_bytes()).await.expect("request");
     let mut out = String::new();
     s.read_to_string(&mut out).await.expect("response");
@@ -107,7 +107,7 @@ async fn relay_serves_pgn_with_etags_and_streams_events() {
 
     // The event stream, opened before the game.
     let mut sse = tokio::net::TcpStream::connect(addr).await.expect("connect");
-    sse.write_all(b"GET /events HTTP/1.1\r\nHost: test\r\n\r\n")
+    sse.write_all(b"GET /events HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
         .await
         .expect("request");
     let mut sse = BufReader::new(sse);
@@ -155,10 +155,16 @@ async fn relay_serves_pgn_with_etags_and_streams_events() {
         .await
         .expect("the PGN within the limit");
     assert!(first.starts_with("HTTP/1.1 200 OK\r\n"), "{first}");
-    assert!(first.contains("Last-Modified: "), "{first}");
+    assert!(
+        first.to_ascii_lowercase().contains("last-modified: "),
+        "{first}"
+    );
     let etag = first
         .lines()
-        .find_map(|l| l.strip_prefix("ETag: "))
+        .find_map(|l| {
+            let (name, value) = l.split_once(": ")?;
+            name.eq_ignore_ascii_case("etag").then_some(value)
+        })
         .expect("an ETag")
         .to_string();
     let again = get(addr, "/board/1.pgn", &format!("If-None-Match: {etag}\r\n")).await;

@@ -31,6 +31,7 @@ use super::clock::{ClockError, ClockQueue, ClockRequest};
 use super::leds;
 use super::pace::Pacer;
 use super::watch::{LinkWatch, SILENCE_LIMIT};
+use super::writes::RegisterWrites;
 use super::{CommandError, Core, CoreCommand, CoreSettings};
 use crate::daemon::config::{Laws, TouchMove};
 
@@ -56,6 +57,8 @@ pub struct PipelineCore {
     keepalive: Option<Time>,
     clock: ClockQueue,
     watch: LinkWatch,
+    /// A Millennium board's register writes, until it echoed them.
+    writes: RegisterWrites,
     /// When a DGT board last sent anything. It answers the keep-alive every second, so
     /// [`SILENCE_LIMIT`] without a byte means the link is gone.
     heard: Option<Time>,
@@ -78,7 +81,10 @@ impl PipelineCore {
 
     /// Whether a command waits to be sent (for its pacing, or for the shell to poll it).
     pub fn has_queued(&self) -> bool {
-        !self.transmit.is_empty() || self.clock.has_queued() || self.watch.has_queued()
+        !self.transmit.is_empty()
+            || self.clock.has_queued()
+            || self.watch.has_queued()
+            || self.writes.has_queued()
     }
 
     /// When the next paced command may go, while that is still to come.
@@ -144,6 +150,7 @@ impl PipelineCore {
             keepalive: None,
             clock: ClockQueue::new(),
             watch: LinkWatch::new(),
+            writes: RegisterWrites::new(),
             heard: None,
             silent: None,
             serial: None,
@@ -178,6 +185,9 @@ impl PipelineCore {
                     }
                 }
                 LinkItem::Info(_, LinkInfo::Version(v)) => self.version = Some(v),
+                LinkItem::Info(_, LinkInfo::Written { address, data }) => {
+                    self.writes.written(address, data);
+                }
                 LinkItem::Skipped(t) if self.protocol == Protocol::Millennium => {
                     self.watch.skipped(t);
                 }
@@ -234,6 +244,8 @@ impl Core for PipelineCore {
             }
             Protocol::Millennium => {
                 self.transmit.extend(millennium::startup_commands());
+                self.writes
+                    .connected(now, &millennium::registers::startup_writes());
                 self.watch.connected(now);
             }
         }
@@ -261,6 +273,7 @@ impl Core for PipelineCore {
         self.clock.handle_timeout(now);
         if self.protocol == Protocol::Millennium {
             self.watch.handle_timeout(now);
+            self.writes.handle_timeout(now);
         }
         if self.heard.is_some_and(|heard| now >= heard + SILENCE_LIMIT) {
             self.heard = None;
@@ -341,7 +354,8 @@ impl Core for PipelineCore {
             .transmit
             .pop_front()
             .or_else(|| self.clock.poll_transmit())
-            .or_else(|| self.watch.poll_transmit())?;
+            .or_else(|| self.watch.poll_transmit())
+            .or_else(|| self.writes.poll_transmit())?;
         self.pacer.sent(self.now);
         Some(next)
     }
@@ -356,6 +370,7 @@ impl Core for PipelineCore {
             self.keepalive,
             self.clock.poll_timeout(),
             self.watch.poll_timeout(),
+            self.writes.poll_timeout(),
             self.heard.map(|heard| heard + SILENCE_LIMIT),
             self.pacing_due().filter(|_| self.has_queued()),
         ]

@@ -310,11 +310,23 @@ fn led_changes_asked_for_faster_than_the_gap_go_out_once_it_has_passed_only_the_
     assert!(leds_frames(sent(&mut core)).is_empty(), "and only once");
 }
 
+/// The echoes a ChessLink sends to the start-up's register writes.
+fn write_echoes() -> Vec<u8> {
+    let mut echoes = Vec::new();
+    for w in millennium::registers::startup_writes() {
+        if let millennium::Command::Write { address, data } = w {
+            millennium::Reply::Write { address, data }.encode_into(&mut echoes);
+        }
+    }
+    echoes
+}
+
 #[test]
 fn a_millennium_board_is_asked_for_its_status_after_garbage_and_when_quiet() {
     let mut core = PipelineCore::new(Protocol::Millennium, &settings());
     core.handle_connected(Time::ZERO);
     sent(&mut core);
+    core.handle_input(Time::from_millis(10), &write_echoes());
     let status = millennium::Command::Status.encode();
     // A frame with a bad checksum is dropped: the whole board is asked for.
     core.handle_input(Time::from_millis(500), b"v0103zz");
@@ -376,5 +388,46 @@ fn pipeline_core_announces_a_commanded_new_game() {
             fen: crate::daemon::core::START_FEN.into(),
             chess960: false
         })
+    );
+}
+
+#[test]
+fn a_millennium_register_write_that_is_not_echoed_is_written_again() {
+    use crate::daemon::core::writes::ANSWER_LIMIT;
+    let mut core = PipelineCore::new(Protocol::Millennium, &settings());
+    core.handle_connected(Time::ZERO);
+    let startup = sent(&mut core);
+    let writes = millennium::registers::startup_writes();
+    for w in &writes {
+        assert!(startup.contains(&w.encode()), "{w:?} in the start-up");
+    }
+    // Every write is echoed but the first, lost on the line.
+    let mut echoes = Vec::new();
+    for w in &writes[1..] {
+        let millennium::Command::Write { address, data } = *w else {
+            panic!("{w:?} is no write");
+        };
+        millennium::Reply::Write { address, data }.encode_into(&mut echoes);
+    }
+    core.handle_input(Time::from_millis(20), &echoes);
+    let due = core.poll_timeout().expect("a timer");
+    assert!(due <= Time::ZERO + ANSWER_LIMIT, "{due:?}");
+    core.handle_timeout(Time::ZERO + ANSWER_LIMIT);
+    assert_eq!(
+        sent(&mut core),
+        [writes[0].encode()],
+        "only the unanswered write"
+    );
+    // Its echo comes now: nothing more is written.
+    let millennium::Command::Write { address, data } = writes[0] else {
+        panic!("no write");
+    };
+    let mut echo = Vec::new();
+    millennium::Reply::Write { address, data }.encode_into(&mut echo);
+    core.handle_input(Time::ZERO + ANSWER_LIMIT + Duration::from_millis(20), &echo);
+    core.handle_timeout(Time::ZERO + ANSWER_LIMIT * 3);
+    assert!(
+        !sent(&mut core).contains(&writes[0].encode()),
+        "the echoed write is not written again"
     );
 }
