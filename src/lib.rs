@@ -17,6 +17,7 @@ pub mod event;
 pub mod game;
 pub mod laws;
 pub mod livechess;
+pub mod mqtt;
 pub mod pipeline;
 pub mod playback;
 pub mod protocol;

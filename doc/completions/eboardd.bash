@@ -34,6 +34,9 @@ _eboardd() {
             eboardd,record)
                 cmd="eboardd__subcmd__record"
                 ;;
+            eboardd,relay)
+                cmd="eboardd__subcmd__relay"
+                ;;
             eboardd,replay)
                 cmd="eboardd__subcmd__replay"
                 ;;
@@ -67,6 +70,9 @@ _eboardd() {
             eboardd__subcmd__help,record)
                 cmd="eboardd__subcmd__help__subcmd__record"
                 ;;
+            eboardd__subcmd__help,relay)
+                cmd="eboardd__subcmd__help__subcmd__relay"
+                ;;
             eboardd__subcmd__help,replay)
                 cmd="eboardd__subcmd__help__subcmd__replay"
                 ;;
@@ -89,7 +95,7 @@ _eboardd() {
 
     case "${cmd}" in
         eboardd)
-            opts="-h -V --help --version demo replay run watch uci list record sim emulate bench help"
+            opts="-h -V --help --version demo replay run watch relay uci list record sim emulate bench help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -237,7 +243,7 @@ _eboardd() {
             return 0
             ;;
         eboardd__subcmd__help)
-            opts="demo replay run watch uci list record sim emulate bench help"
+            opts="demo replay run watch relay uci list record sim emulate bench help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -321,6 +327,20 @@ _eboardd() {
             return 0
             ;;
         eboardd__subcmd__help__subcmd__record)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        eboardd__subcmd__help__subcmd__relay)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -456,6 +476,92 @@ _eboardd() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        eboardd__subcmd__relay)
+            opts="-h --mqtt --mqtt-prefix --mqtt-name --mqtt-user --mqtt-password-file --mqtt-ca-file --mqtt-cert-file --mqtt-key-file --board-map --pgn-dir --relay-listen --event --site --round --time-control --lichess-round --lichess-token-file --lichess-url --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --mqtt)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --mqtt-prefix)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --mqtt-name)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --mqtt-user)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --mqtt-password-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --mqtt-ca-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --mqtt-cert-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --mqtt-key-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --board-map)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --pgn-dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --relay-listen)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --event)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --site)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --round)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --time-control)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --lichess-round)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --lichess-token-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --lichess-url)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         eboardd__subcmd__replay)
             opts="-h --format --laws --touch-move --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
@@ -483,7 +589,7 @@ _eboardd() {
             return 0
             ;;
         eboardd__subcmd__run)
-            opts="-h --config --device --session --system --bus-address --state-dir --laws --touch-move --record --pgn-dir --relay-listen --livechess-listen --event --site --round --time-control --lichess-round --lichess-token-file --lichess-url --help"
+            opts="-h --config --device --session --system --bus-address --state-dir --laws --touch-move --record --pgn-dir --relay-listen --livechess-listen --event --site --round --time-control --lichess-round --lichess-token-file --lichess-url --mqtt --mqtt-prefix --mqtt-name --mqtt-user --mqtt-password-file --mqtt-ca-file --mqtt-cert-file --mqtt-key-file --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -554,6 +660,38 @@ _eboardd() {
                     return 0
                     ;;
                 --lichess-url)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --mqtt)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --mqtt-prefix)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --mqtt-name)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --mqtt-user)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --mqtt-password-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --mqtt-ca-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --mqtt-cert-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --mqtt-key-file)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -629,7 +767,7 @@ _eboardd() {
             return 0
             ;;
         eboardd__subcmd__watch)
-            opts="-h --board --format --system --bus-address --help"
+            opts="-h --board --format --system --bus-address --mqtt --mqtt-prefix --mqtt-name --mqtt-user --mqtt-password-file --mqtt-ca-file --mqtt-cert-file --mqtt-key-file --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -644,6 +782,38 @@ _eboardd() {
                     return 0
                     ;;
                 --bus-address)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --mqtt)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --mqtt-prefix)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --mqtt-name)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --mqtt-user)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --mqtt-password-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --mqtt-ca-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --mqtt-cert-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --mqtt-key-file)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -29,7 +29,8 @@ complete -c eboardd -n "__fish_eboardd_needs_command" -s V -l version -d 'Print 
 complete -c eboardd -n "__fish_eboardd_needs_command" -f -a "demo" -d 'Play a real game on an emulated board through the serial path, showing each event'
 complete -c eboardd -n "__fish_eboardd_needs_command" -f -a "replay" -d 'Replay a recorded trace and print what eboardd decides, as JSON lines'
 complete -c eboardd -n "__fish_eboardd_needs_command" -f -a "run" -d 'Run the daemon: boards on their ports, games journalled, the D-Bus service'
-complete -c eboardd -n "__fish_eboardd_needs_command" -f -a "watch" -d 'Follow the running daemon\'s boards over D-Bus'
+complete -c eboardd -n "__fish_eboardd_needs_command" -f -a "watch" -d 'Follow the running daemon\'s boards over D-Bus (or every host\'s over MQTT)'
+complete -c eboardd -n "__fish_eboardd_needs_command" -f -a "relay" -d 'Broadcast the boards of many hosts, followed through an MQTT broker: PGN files, HTTP and the lichess push, in tournament board order'
 complete -c eboardd -n "__fish_eboardd_needs_command" -f -a "uci" -d 'Be a UCI engine for chess GUIs: the bestmove is the move made on the board'
 complete -c eboardd -n "__fish_eboardd_needs_command" -f -a "list" -d 'Probe the serial ports and say which have boards on them'
 complete -c eboardd -n "__fish_eboardd_needs_command" -f -a "record" -d 'Record a board\'s traffic to a trace file while printing what it decodes'
@@ -82,6 +83,14 @@ complete -c eboardd -n "__fish_eboardd_using_subcommand run" -l time-control -d 
 complete -c eboardd -n "__fish_eboardd_using_subcommand run" -l lichess-round -d 'Push every board\'s game (the text of `games.pgn`) to this lichess broadcast round, at most once a second, with back-off after errors' -r
 complete -c eboardd -n "__fish_eboardd_using_subcommand run" -l lichess-token-file -d 'The file holding the lichess API token (scope study:write) for --lichess-round; keep it readable by the daemon only' -r -F
 complete -c eboardd -n "__fish_eboardd_using_subcommand run" -l lichess-url -d 'The lichess to push to (tests: a local server)' -r
+complete -c eboardd -n "__fish_eboardd_using_subcommand run" -l mqtt -d 'The MQTT broker: mqtt://[USER[:PASSWORD]@]HOST[:PORT] or mqtts://... (TLS)' -r
+complete -c eboardd -n "__fish_eboardd_using_subcommand run" -l mqtt-prefix -d 'The topic prefix: this host\'s (default eboardd/<host>/) for `run`, a filter over all hosts (default eboardd/+/) for `relay` and `watch`' -r
+complete -c eboardd -n "__fish_eboardd_using_subcommand run" -l mqtt-name -d 'This host\'s name in topics and messages (default: the machine\'s host name)' -r
+complete -c eboardd -n "__fish_eboardd_using_subcommand run" -l mqtt-user -d 'The MQTT user name (overrides one in the URL)' -r
+complete -c eboardd -n "__fish_eboardd_using_subcommand run" -l mqtt-password-file -d 'A file holding the MQTT password (its first line)' -r -F
+complete -c eboardd -n "__fish_eboardd_using_subcommand run" -l mqtt-ca-file -d 'CA certificates (PEM) for the broker\'s certificate (default: the system\'s)' -r -F
+complete -c eboardd -n "__fish_eboardd_using_subcommand run" -l mqtt-cert-file -d 'A client certificate chain (PEM) for brokers that require one' -r -F
+complete -c eboardd -n "__fish_eboardd_using_subcommand run" -l mqtt-key-file -d 'The private key (PEM) of --mqtt-cert-file' -r -F
 complete -c eboardd -n "__fish_eboardd_using_subcommand run" -l session -d 'Serve on the user\'s session bus (the default)'
 complete -c eboardd -n "__fish_eboardd_using_subcommand run" -l system -d 'Serve on the system bus (the systemd service)'
 complete -c eboardd -n "__fish_eboardd_using_subcommand run" -s h -l help -d 'Print help'
@@ -89,8 +98,35 @@ complete -c eboardd -n "__fish_eboardd_using_subcommand watch" -l board -d 'Only
 complete -c eboardd -n "__fish_eboardd_using_subcommand watch" -l format -d 'What to print' -r -f -a "jsonl\t'Every event as a contract JSON line; with several boards each line gets `"board":N`'
 uci\t'Each confirmed move in UCI notation, one a line (as `replay --format uci` prints them); new games, withdrawn moves, takebacks and results as `info string` lines'"
 complete -c eboardd -n "__fish_eboardd_using_subcommand watch" -l bus-address -d 'Follow the daemon on the bus at this D-Bus address' -r
+complete -c eboardd -n "__fish_eboardd_using_subcommand watch" -l mqtt -d 'The MQTT broker: mqtt://[USER[:PASSWORD]@]HOST[:PORT] or mqtts://... (TLS)' -r
+complete -c eboardd -n "__fish_eboardd_using_subcommand watch" -l mqtt-prefix -d 'The topic prefix: this host\'s (default eboardd/<host>/) for `run`, a filter over all hosts (default eboardd/+/) for `relay` and `watch`' -r
+complete -c eboardd -n "__fish_eboardd_using_subcommand watch" -l mqtt-name -d 'This host\'s name in topics and messages (default: the machine\'s host name)' -r
+complete -c eboardd -n "__fish_eboardd_using_subcommand watch" -l mqtt-user -d 'The MQTT user name (overrides one in the URL)' -r
+complete -c eboardd -n "__fish_eboardd_using_subcommand watch" -l mqtt-password-file -d 'A file holding the MQTT password (its first line)' -r -F
+complete -c eboardd -n "__fish_eboardd_using_subcommand watch" -l mqtt-ca-file -d 'CA certificates (PEM) for the broker\'s certificate (default: the system\'s)' -r -F
+complete -c eboardd -n "__fish_eboardd_using_subcommand watch" -l mqtt-cert-file -d 'A client certificate chain (PEM) for brokers that require one' -r -F
+complete -c eboardd -n "__fish_eboardd_using_subcommand watch" -l mqtt-key-file -d 'The private key (PEM) of --mqtt-cert-file' -r -F
 complete -c eboardd -n "__fish_eboardd_using_subcommand watch" -l system -d 'Follow the daemon on the system bus (default: the session bus)'
 complete -c eboardd -n "__fish_eboardd_using_subcommand watch" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c eboardd -n "__fish_eboardd_using_subcommand relay" -l mqtt -d 'The MQTT broker: mqtt://[USER[:PASSWORD]@]HOST[:PORT] or mqtts://... (TLS)' -r
+complete -c eboardd -n "__fish_eboardd_using_subcommand relay" -l mqtt-prefix -d 'The topic prefix: this host\'s (default eboardd/<host>/) for `run`, a filter over all hosts (default eboardd/+/) for `relay` and `watch`' -r
+complete -c eboardd -n "__fish_eboardd_using_subcommand relay" -l mqtt-name -d 'This host\'s name in topics and messages (default: the machine\'s host name)' -r
+complete -c eboardd -n "__fish_eboardd_using_subcommand relay" -l mqtt-user -d 'The MQTT user name (overrides one in the URL)' -r
+complete -c eboardd -n "__fish_eboardd_using_subcommand relay" -l mqtt-password-file -d 'A file holding the MQTT password (its first line)' -r -F
+complete -c eboardd -n "__fish_eboardd_using_subcommand relay" -l mqtt-ca-file -d 'CA certificates (PEM) for the broker\'s certificate (default: the system\'s)' -r -F
+complete -c eboardd -n "__fish_eboardd_using_subcommand relay" -l mqtt-cert-file -d 'A client certificate chain (PEM) for brokers that require one' -r -F
+complete -c eboardd -n "__fish_eboardd_using_subcommand relay" -l mqtt-key-file -d 'The private key (PEM) of --mqtt-cert-file' -r -F
+complete -c eboardd -n "__fish_eboardd_using_subcommand relay" -l board-map -d 'The board map (TOML): each `[[board]]` with `number`, `host`, and `board` (its number on the host) or `serial`, and optionally `white` and `black`' -r -F
+complete -c eboardd -n "__fish_eboardd_using_subcommand relay" -l pgn-dir -d 'Write every board\'s game as PGN to DIR (`board-N.pgn` and `games.pgn`)' -r -F
+complete -c eboardd -n "__fish_eboardd_using_subcommand relay" -l relay-listen -d 'Serve `/games.pgn`, `/board/N.pgn` and `/events` over HTTP on ADDR (`HOST:PORT`; a bare port listens on 127.0.0.1 only)' -r
+complete -c eboardd -n "__fish_eboardd_using_subcommand relay" -l event -d 'The event\'s name in the PGN (`Event`)' -r
+complete -c eboardd -n "__fish_eboardd_using_subcommand relay" -l site -d 'Where the event is played, in the PGN (`Site`)' -r
+complete -c eboardd -n "__fish_eboardd_using_subcommand relay" -l round -d 'The round, in the PGN (`Round` is written `R.B` with the board\'s number)' -r
+complete -c eboardd -n "__fish_eboardd_using_subcommand relay" -l time-control -d 'The time control, in the PGN (`TimeControl`, like `5400+30`)' -r
+complete -c eboardd -n "__fish_eboardd_using_subcommand relay" -l lichess-round -d 'Push every board\'s game to this lichess broadcast round (as `eboardd run` does)' -r
+complete -c eboardd -n "__fish_eboardd_using_subcommand relay" -l lichess-token-file -d 'The file holding the lichess API token (scope study:write) for --lichess-round' -r -F
+complete -c eboardd -n "__fish_eboardd_using_subcommand relay" -l lichess-url -d 'The lichess to push to (tests: a local server)' -r
+complete -c eboardd -n "__fish_eboardd_using_subcommand relay" -s h -l help -d 'Print help'
 complete -c eboardd -n "__fish_eboardd_using_subcommand uci" -l board -d 'Follow this board of the running daemon: its number (as in /org/eboardd/EBoard1/Board/N) or its device path' -r
 complete -c eboardd -n "__fish_eboardd_using_subcommand uci" -l device -d 'Open the board on this serial device here, not through the daemon' -r -F
 complete -c eboardd -n "__fish_eboardd_using_subcommand uci" -l protocol -d 'The board\'s protocol when it is opened here' -r -f -a "auto\t''
@@ -151,14 +187,15 @@ always\t'Everybody\'s, from the first move'"
 complete -c eboardd -n "__fish_eboardd_using_subcommand bench" -l keep-failures -d 'Write every trace not reconstructed exactly to this folder, with its truth beside it (`NAME.trace`, `NAME.json`), to replay and debug' -r -F
 complete -c eboardd -n "__fish_eboardd_using_subcommand bench" -l verbose -d 'Print every game that is not reconstructed exactly (`laws`: every observation missed and every false report)'
 complete -c eboardd -n "__fish_eboardd_using_subcommand bench" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c eboardd -n "__fish_eboardd_using_subcommand help; and not __fish_seen_subcommand_from demo replay run watch uci list record sim emulate bench help" -f -a "demo" -d 'Play a real game on an emulated board through the serial path, showing each event'
-complete -c eboardd -n "__fish_eboardd_using_subcommand help; and not __fish_seen_subcommand_from demo replay run watch uci list record sim emulate bench help" -f -a "replay" -d 'Replay a recorded trace and print what eboardd decides, as JSON lines'
-complete -c eboardd -n "__fish_eboardd_using_subcommand help; and not __fish_seen_subcommand_from demo replay run watch uci list record sim emulate bench help" -f -a "run" -d 'Run the daemon: boards on their ports, games journalled, the D-Bus service'
-complete -c eboardd -n "__fish_eboardd_using_subcommand help; and not __fish_seen_subcommand_from demo replay run watch uci list record sim emulate bench help" -f -a "watch" -d 'Follow the running daemon\'s boards over D-Bus'
-complete -c eboardd -n "__fish_eboardd_using_subcommand help; and not __fish_seen_subcommand_from demo replay run watch uci list record sim emulate bench help" -f -a "uci" -d 'Be a UCI engine for chess GUIs: the bestmove is the move made on the board'
-complete -c eboardd -n "__fish_eboardd_using_subcommand help; and not __fish_seen_subcommand_from demo replay run watch uci list record sim emulate bench help" -f -a "list" -d 'Probe the serial ports and say which have boards on them'
-complete -c eboardd -n "__fish_eboardd_using_subcommand help; and not __fish_seen_subcommand_from demo replay run watch uci list record sim emulate bench help" -f -a "record" -d 'Record a board\'s traffic to a trace file while printing what it decodes'
-complete -c eboardd -n "__fish_eboardd_using_subcommand help; and not __fish_seen_subcommand_from demo replay run watch uci list record sim emulate bench help" -f -a "sim" -d 'Play a game with the simulated hand on an emulated board and write the trace'
-complete -c eboardd -n "__fish_eboardd_using_subcommand help; and not __fish_seen_subcommand_from demo replay run watch uci list record sim emulate bench help" -f -a "emulate" -d 'Put an emulated board on a pseudo-terminal for other programs: played live by the simulated hand (carrying out the moves shown on it), or replaying a trace'
-complete -c eboardd -n "__fish_eboardd_using_subcommand help; and not __fish_seen_subcommand_from demo replay run watch uci list record sim emulate bench help" -f -a "bench" -d 'Measure throughput and print the figures'
-complete -c eboardd -n "__fish_eboardd_using_subcommand help; and not __fish_seen_subcommand_from demo replay run watch uci list record sim emulate bench help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c eboardd -n "__fish_eboardd_using_subcommand help; and not __fish_seen_subcommand_from demo replay run watch relay uci list record sim emulate bench help" -f -a "demo" -d 'Play a real game on an emulated board through the serial path, showing each event'
+complete -c eboardd -n "__fish_eboardd_using_subcommand help; and not __fish_seen_subcommand_from demo replay run watch relay uci list record sim emulate bench help" -f -a "replay" -d 'Replay a recorded trace and print what eboardd decides, as JSON lines'
+complete -c eboardd -n "__fish_eboardd_using_subcommand help; and not __fish_seen_subcommand_from demo replay run watch relay uci list record sim emulate bench help" -f -a "run" -d 'Run the daemon: boards on their ports, games journalled, the D-Bus service'
+complete -c eboardd -n "__fish_eboardd_using_subcommand help; and not __fish_seen_subcommand_from demo replay run watch relay uci list record sim emulate bench help" -f -a "watch" -d 'Follow the running daemon\'s boards over D-Bus (or every host\'s over MQTT)'
+complete -c eboardd -n "__fish_eboardd_using_subcommand help; and not __fish_seen_subcommand_from demo replay run watch relay uci list record sim emulate bench help" -f -a "relay" -d 'Broadcast the boards of many hosts, followed through an MQTT broker: PGN files, HTTP and the lichess push, in tournament board order'
+complete -c eboardd -n "__fish_eboardd_using_subcommand help; and not __fish_seen_subcommand_from demo replay run watch relay uci list record sim emulate bench help" -f -a "uci" -d 'Be a UCI engine for chess GUIs: the bestmove is the move made on the board'
+complete -c eboardd -n "__fish_eboardd_using_subcommand help; and not __fish_seen_subcommand_from demo replay run watch relay uci list record sim emulate bench help" -f -a "list" -d 'Probe the serial ports and say which have boards on them'
+complete -c eboardd -n "__fish_eboardd_using_subcommand help; and not __fish_seen_subcommand_from demo replay run watch relay uci list record sim emulate bench help" -f -a "record" -d 'Record a board\'s traffic to a trace file while printing what it decodes'
+complete -c eboardd -n "__fish_eboardd_using_subcommand help; and not __fish_seen_subcommand_from demo replay run watch relay uci list record sim emulate bench help" -f -a "sim" -d 'Play a game with the simulated hand on an emulated board and write the trace'
+complete -c eboardd -n "__fish_eboardd_using_subcommand help; and not __fish_seen_subcommand_from demo replay run watch relay uci list record sim emulate bench help" -f -a "emulate" -d 'Put an emulated board on a pseudo-terminal for other programs: played live by the simulated hand (carrying out the moves shown on it), or replaying a trace'
+complete -c eboardd -n "__fish_eboardd_using_subcommand help; and not __fish_seen_subcommand_from demo replay run watch relay uci list record sim emulate bench help" -f -a "bench" -d 'Measure throughput and print the figures'
+complete -c eboardd -n "__fish_eboardd_using_subcommand help; and not __fish_seen_subcommand_from demo replay run watch relay uci list record sim emulate bench help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'

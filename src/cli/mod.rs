@@ -8,6 +8,7 @@ mod bench;
 mod demo;
 mod emulate;
 mod record;
+mod relay;
 
 mod list;
 mod replay;
@@ -42,8 +43,11 @@ pub enum Command {
     Replay(replay::ReplayArgs),
     /// Run the daemon: boards on their ports, games journalled, the D-Bus service.
     Run(Box<run::RunArgs>),
-    /// Follow the running daemon's boards over D-Bus.
+    /// Follow the running daemon's boards over D-Bus (or every host's over MQTT).
     Watch(watch::WatchArgs),
+    /// Broadcast the boards of many hosts, followed through an MQTT broker: PGN files,
+    /// HTTP and the lichess push, in tournament board order.
+    Relay(Box<relay::RelayArgs>),
     /// Be a UCI engine for chess GUIs: the bestmove is the move made on the board.
     Uci(uci::UciArgs),
     /// Probe the serial ports and say which have boards on them.
@@ -184,6 +188,7 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Record(args) => record::run(args),
         Command::Run(args) => run::run(*args),
         Command::Watch(args) => watch::run(args),
+        Command::Relay(args) => relay::run(*args),
         Command::Uci(args) => uci::run(args),
         Command::List(args) => list::run(args),
 

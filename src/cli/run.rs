@@ -17,6 +17,8 @@ use crate::daemon::core::pipeline_factory;
 use crate::daemon::{Daemon, DaemonOptions, watchdog};
 use crate::dbus::{self, BUS_NAME, Bus};
 use crate::livechess;
+use crate::mqtt::publish::spawn_publisher;
+use crate::mqtt::{MqttArgs, MqttSettings};
 
 /// Arguments of `eboardd run`.
 #[derive(Debug, Args)]
@@ -86,6 +88,10 @@ pub struct RunArgs {
     /// The lichess to push to (tests: a local server).
     #[arg(long, value_name = "URL", hide = true, default_value = lichess::LICHESS)]
     pub lichess_url: String,
+    /// Publishing every board's events and state to an MQTT broker (`[mqtt]` in the
+    /// configuration; these options override it).
+    #[command(flatten)]
+    pub mqtt: MqttArgs,
 }
 
 fn home_dir(var: &str, fallback: &str) -> Option<PathBuf> {
@@ -218,9 +224,25 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
         (None, true) => Some(PgnDir::in_memory(round)),
         (None, false) => None,
     };
-    runtime.block_on(serve(
-        options, config, bus, pgn_dir, listen, livechess, push,
-    ))
+    let mqtt = config.mqtt.merged(&args.mqtt.settings());
+    let mqtt = match mqtt.url {
+        Some(_) => {
+            // Checked now: a wrong URL, name or file is an error before anything starts.
+            mqtt.client_options("check")
+                .and_then(|_| mqtt.publish_prefix())
+                .map_err(|e| CliError::input(e.to_string()))?;
+            Some((mqtt, round_tags(&args)))
+        }
+        None => None,
+    };
+    let sinks = Sinks {
+        pgn_dir,
+        listen,
+        livechess,
+        push,
+        mqtt,
+    };
+    runtime.block_on(serve(options, config, bus, sinks))
 }
 
 /// The push `--lichess-round` and `--lichess-token-file` ask for.
@@ -249,15 +271,28 @@ pub fn relay_address(text: &str) -> Result<SocketAddr, CliError> {
     })
 }
 
-async fn serve(
-    options: DaemonOptions,
-    config: Config,
-    bus: Bus,
+/// Where the daemon's games go besides D-Bus.
+struct Sinks {
     pgn_dir: Option<PgnDir>,
     listen: Option<SocketAddr>,
     livechess: Option<SocketAddr>,
     push: Option<LichessPush>,
+    mqtt: Option<(MqttSettings, PgnTags)>,
+}
+
+async fn serve(
+    options: DaemonOptions,
+    config: Config,
+    bus: Bus,
+    sinks: Sinks,
 ) -> anyhow::Result<()> {
+    let Sinks {
+        pgn_dir,
+        listen,
+        livechess,
+        push,
+        mqtt,
+    } = sinks;
     std::fs::create_dir_all(&options.state_dir)
         .with_context(|| format!("cannot create {}", options.state_dir.display()))?;
     tracing::info!(state_dir = %options.state_dir.display(), laws = %options.laws, "starting");
@@ -313,6 +348,10 @@ async fn serve(
         pusher = Some(lichess::spawn_lichess_push(push, rx));
     }
     let relay = pgn_dir.map(|files| spawn_pgn_dir(daemon.clone(), files));
+    let publisher = match mqtt {
+        Some((settings, round)) => Some(spawn_publisher(daemon.clone(), &settings, round)?),
+        None => None,
+    };
     let mut livechess_server = None;
     if let Some(addr) = livechess {
         let listener = tokio::net::TcpListener::bind(addr)
@@ -360,6 +399,9 @@ async fn serve(
     }
     service.stop().await;
     daemon.shutdown().await;
+    if let Some(publisher) = publisher {
+        publisher.stop().await;
+    }
     Ok(())
 }
 

@@ -27,6 +27,10 @@ pub struct WatchArgs {
     /// Follow the daemon on the bus at this D-Bus address.
     #[arg(long, value_name = "ADDRESS")]
     pub bus_address: Option<String>,
+    /// Follow every host through an MQTT broker instead (`--board HOST` or `HOST/N` keeps
+    /// one host or one board); JSON lines carry `host`, `board`, `run` and `seq`.
+    #[command(flatten)]
+    pub mqtt: crate::mqtt::MqttArgs,
 }
 
 /// Output formats of `eboardd watch`.
@@ -91,7 +95,30 @@ pub fn run(args: WatchArgs) -> anyhow::Result<()> {
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()?;
+    if args.mqtt.url.is_some() {
+        return runtime.block_on(watch_mqtt(args));
+    }
     runtime.block_on(watch(args))
+}
+
+async fn watch_mqtt(args: WatchArgs) -> anyhow::Result<()> {
+    let settings = args.mqtt.settings();
+    settings
+        .client_options("check")
+        .map_err(|e| CliError::input(e.to_string()))?;
+    let mut printer = Printer::new(args.format, false);
+    let format = args.format;
+    let line = move |m: &crate::mqtt::message::EventMessage, payload: &[u8]| match format {
+        WatchFormat::Jsonl => Some(String::from_utf8_lossy(payload).into_owned()),
+        WatchFormat::Uci => {
+            let json = m.event.to_json_line();
+            let text = printer.line(m.board, &json)?;
+            Some(format!("{}/{} {text}", m.host, m.board))
+        }
+    };
+    crate::mqtt::follow::watch(&settings, line, args.board.as_deref())
+        .await
+        .map_err(|e| CliError::input(e.to_string()).into())
 }
 
 async fn watch(args: WatchArgs) -> anyhow::Result<()> {

@@ -104,6 +104,9 @@ pub struct Config {
     /// The boards (`[[board]]`, any number).
     #[serde(default, rename = "board")]
     pub boards: Vec<BoardConfig>,
+    /// Publishing to an MQTT broker (`[mqtt]`).
+    #[serde(default)]
+    pub mqtt: crate::mqtt::MqttSettings,
 }
 
 /// Daemon-wide settings; each may be overridden on the command line.

@@ -28,11 +28,20 @@ struct BoardGame {
     record: GameRecord,
     /// The comment on the last move while the board shows a completed illegal move.
     illegal: Option<String>,
+    /// The PGN text, made once after each change (`games.pgn` is made of every board's).
+    text: std::sync::OnceLock<String>,
 }
 
 impl BoardGame {
     fn pgn(&self) -> String {
-        game_pgn(&self.tags, &self.record, self.illegal.as_deref())
+        self.text
+            .get_or_init(|| game_pgn(&self.tags, &self.record, self.illegal.as_deref()))
+            .clone()
+    }
+
+    /// The game or its tags changed: its text is made again when asked for.
+    fn changed(&mut self) {
+        self.text = std::sync::OnceLock::new();
     }
 }
 
@@ -148,6 +157,7 @@ impl PgnDir {
     /// Adds board `id` (numbered from 0; written as board `id + 1`) with its players.
     pub fn add_board(&mut self, id: u32, white: Option<String>, black: Option<String>) {
         let board = self.boards.entry(id).or_default();
+        board.changed();
         board.tags = PgnTags {
             board: Some(id.saturating_add(1)),
             white,
@@ -181,9 +191,11 @@ impl PgnDir {
                 return false;
             }
             board.illegal = Some(illegal_note(san.as_deref(), uci));
+            board.changed();
             return true;
         }
         if changes_pgn(event) {
+            board.changed();
             board.illegal = None;
             return true;
         }
@@ -193,9 +205,10 @@ impl PgnDir {
     /// Board `id`'s pieces stand as in its game again: a completed illegal move was put
     /// right. Whether the files must be written again (the game was flagged).
     pub fn board_shows_game(&mut self, id: u32) -> bool {
-        self.boards
-            .get_mut(&id)
-            .is_some_and(|b| b.illegal.take().is_some())
+        self.boards.get_mut(&id).is_some_and(|b| {
+            b.changed();
+            b.illegal.take().is_some()
+        })
     }
 
     /// Whether board `id`'s game is flagged with a completed illegal move now.

@@ -102,6 +102,9 @@ pub struct PageBoard {
     pub serial: String,
     /// Whether the port is open and the board answering.
     pub connected: bool,
+    /// The link as people see it: `connected`, `not responding` (the port is open but the
+    /// board has not reported its squares yet) or `away` (the port is closed).
+    pub link: &'static str,
     /// `normal` or `rotated` (empty until known).
     pub orientation: String,
     /// What the sensors see (FEN placement; empty until reported).
@@ -139,6 +142,16 @@ pub fn pgn_tag(pgn: &str, name: &str) -> Option<String> {
         }
     }
     Some(out)
+}
+
+/// A board's link for people: `away` while its port is closed, `not responding` while it
+/// is open but the board has not reported its squares, else `connected`.
+pub fn link_state(connected: bool, placement: &str) -> &'static str {
+    match (connected, placement.is_empty()) {
+        (false, _) => "away",
+        (true, true) => "not responding",
+        (true, false) => "connected",
+    }
 }
 
 /// Every board now.
@@ -186,6 +199,7 @@ pub async fn boards(daemon: &Daemon, relay: &RelayState) -> Vec<PageBoard> {
             protocol: status.protocol.clone(),
             serial: status.serial.clone(),
             connected: status.connected,
+            link: link_state(status.connected, &status.placement),
             orientation: status.orientation.clone(),
             placement: status.placement.clone(),
             fen: status.fen.clone(),
@@ -223,6 +237,14 @@ async fn boards_json(State(page): State<Page>) -> Response {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_open_port_whose_board_never_reported_is_not_responding() {
+        assert_eq!(link_state(false, ""), "away");
+        assert_eq!(link_state(false, "8/8/8/8/8/8/8/8"), "away");
+        assert_eq!(link_state(true, ""), "not responding");
+        assert_eq!(link_state(true, "8/8/8/8/8/8/8/8"), "connected");
+    }
 
     #[test]
     fn pgn_tags_are_read_and_unescaped() {

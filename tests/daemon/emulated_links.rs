@@ -163,6 +163,23 @@ pub fn spawn_daemon(
     link: &std::path::Path,
     log: &std::path::Path,
 ) -> Guard {
+    spawn_daemon_with(
+        address,
+        state,
+        link,
+        log,
+        &["--event", EVENT, "--site", SITE],
+    )
+}
+
+/// [`spawn_daemon`] with these arguments instead of its `--event` and `--site`.
+pub fn spawn_daemon_with(
+    address: &str,
+    state: &std::path::Path,
+    link: &std::path::Path,
+    log: &std::path::Path,
+    extra: &[&str],
+) -> Guard {
     let log = std::fs::OpenOptions::new()
         .create(true)
         .append(true)
@@ -174,7 +191,7 @@ pub fn spawn_daemon(
             .arg(state)
             .arg("--device")
             .arg(link)
-            .args(["--event", EVENT, "--site", SITE])
+            .args(extra)
             .env("RUST_LOG", "info")
             .stdout(Stdio::null())
             .stderr(log)
