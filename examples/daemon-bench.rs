@@ -6,7 +6,7 @@
 //! ```text
 //! cargo build --release --bin eboardd --example daemon-bench
 //! target/release/examples/daemon-bench [--boards N] [--seconds S] [--idle]
-//!     [--speed X] [--eboardd PATH] [--relay]
+//!     [--speed X] [--eboardd PATH] [--relay] [--misuse]
 //! ```
 //! Boards alternate DGT and Millennium. `--idle`: the pieces stand still (no game
 //! played), so only the keep-alive and the link watch run. The CPU is measured over S
@@ -19,6 +19,15 @@
 //! game to be played out, then checks that `/games.pgn` and the file hold one game per
 //! board, in board order, each with the moves the daemon confirmed (its signals), and says
 //! how many are the games the hand played; it fails if the relay is wrong.
+//!
+//! `--misuse` (implies `--relay`, and serves the LiveChess API too): after the measured span,
+//! a second span of S seconds with the web listeners misused all at once (2,000 idle
+//! connections, 50 request heads sent a byte every half second, oversized heads, pipelined
+//! requests, 200 event streams never read, malformed WebSocket frames; see
+//! `support/misuse.rs`). Throughout both spans a normal `GET /games.pgn` on a fresh
+//! connection is timed every 20 ms. The bench prints, for each span, its p50/p99/max, the
+//! Move signals a second, the daemon's CPU, and for the misuse its peak RSS and how much its
+//! log grew.
 
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -37,6 +46,8 @@ use futures_util::StreamExt;
 
 #[path = "support/bus.rs"]
 mod bus;
+#[path = "support/misuse.rs"]
+mod misuse;
 use bus::{board_signals, daemon_command, start_bus};
 
 struct Options {
@@ -46,6 +57,7 @@ struct Options {
     speed: f64,
     eboardd: PathBuf,
     relay: bool,
+    misuse: bool,
 }
 
 fn parse() -> Result<Options, String> {
@@ -56,6 +68,7 @@ fn parse() -> Result<Options, String> {
         speed: 1.0,
         eboardd: PathBuf::from("target/release/eboardd"),
         relay: false,
+        misuse: false,
     };
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
@@ -67,6 +80,10 @@ fn parse() -> Result<Options, String> {
             "--eboardd" => o.eboardd = PathBuf::from(value()?),
             "--idle" => o.idle = true,
             "--relay" => o.relay = true,
+            "--misuse" => {
+                o.relay = true;
+                o.misuse = true;
+            }
             _ => return Err(format!("unknown argument {a}")),
         }
     }
@@ -159,12 +176,21 @@ fn run(o: &Options) -> Result<(), String> {
     }
     let mut daemon = daemon_command(&o.eboardd, &address, dir.path(), &config)?;
     let pgn_dir = dir.path().join("pgn");
-    let relay_addr = if o.relay {
-        let port = std::net::TcpListener::bind("127.0.0.1:0")
+    let free_port = || {
+        std::net::TcpListener::bind("127.0.0.1:0")
             .and_then(|l| l.local_addr())
-            .map_err(|e| e.to_string())?
-            .port();
-        let addr = format!("127.0.0.1:{port}");
+            .map(|a| a.port())
+            .map_err(|e| e.to_string())
+    };
+    let livechess_addr = if o.misuse {
+        let addr = format!("127.0.0.1:{}", free_port()?);
+        daemon.args(["--livechess-listen", &addr]);
+        Some(addr)
+    } else {
+        None
+    };
+    let relay_addr = if o.relay {
+        let addr = format!("127.0.0.1:{}", free_port()?);
         daemon
             .args([
                 "--relay-listen",
@@ -180,9 +206,11 @@ fn run(o: &Options) -> Result<(), String> {
     } else {
         None
     };
+    let log_path = dir.path().join("daemon.log");
+    let log = std::fs::File::create(&log_path).map_err(|e| e.to_string())?;
     let mut daemon = daemon
         .stdout(Stdio::null())
-        .stderr(Stdio::null())
+        .stderr(log)
         .spawn()
         .map_err(|e| format!("{}: {e}", o.eboardd.display()))?;
     let pid = daemon.id();
@@ -204,6 +232,7 @@ fn run(o: &Options) -> Result<(), String> {
     let counted = Arc::clone(&moves);
     let followed = Arc::clone(&signals);
     let relaying = relay_addr.is_some();
+    let (relay_at, livechess_at) = (relay_addr.clone(), livechess_addr.clone());
     let result = runtime.block_on(async move {
         let (_conn, mut stream) = board_signals(&address, None).await?;
         tokio::spawn(async move {
@@ -215,12 +244,60 @@ fn run(o: &Options) -> Result<(), String> {
             }
         });
         tokio::time::sleep(Duration::from_secs(3)).await;
+        let probing = Arc::new(AtomicBool::new(false));
+        let prober = match (&relay_at, o.misuse) {
+            (Some(addr), true) => Some(misuse::probe(
+                addr.parse().map_err(|e| format!("{addr}: {e}"))?,
+                Duration::from_millis(20),
+                probing.clone(),
+            )),
+            _ => None,
+        };
         let (c0, t0, m0) = (cpu_ticks(pid)?, Instant::now(), moves.load(Ordering::Relaxed));
         tokio::time::sleep(Duration::from_secs_f64(o.seconds)).await;
         let (c1, t1, m1) = (cpu_ticks(pid)?, Instant::now(), moves.load(Ordering::Relaxed));
         // /proc counts in USER_HZ, which is 100 a second on Linux.
         let hz = 100.0;
         let cpu = 100.0 * (c1 - c0) as f64 / hz / (t1 - t0).as_secs_f64();
+        if let Some(prober) = prober {
+            probing.store(true, Ordering::Relaxed);
+            let baseline = prober.join().map_err(|_| "the prober failed")?;
+            println!(
+                "quiet: {}, {:.2} Move signals/s, daemon cpu={cpu:.2}%",
+                gets(&baseline),
+                (m1 - m0) as f64 / (t1 - t0).as_secs_f64(),
+            );
+            let relay: std::net::SocketAddr = relay_at.as_deref().unwrap_or_default().parse().map_err(|e| format!("relay: {e}"))?;
+            let livechess: std::net::SocketAddr = livechess_at.as_deref().unwrap_or_default().parse().map_err(|e| format!("livechess: {e}"))?;
+            let stop_misuse = Arc::new(AtomicBool::new(false));
+            let (loads, counts) =
+                misuse::start(relay, livechess, misuse::Load::default(), stop_misuse.clone());
+            // Let the connections pile up first.
+            tokio::time::sleep(Duration::from_secs(3)).await;
+            let log0 = std::fs::metadata(&log_path).map(|m| m.len()).unwrap_or(0);
+            let probing = Arc::new(AtomicBool::new(false));
+            let prober = misuse::probe(relay, Duration::from_millis(20), probing.clone());
+            let (c2, t2, m2) = (cpu_ticks(pid)?, Instant::now(), moves.load(Ordering::Relaxed));
+            tokio::time::sleep(Duration::from_secs_f64(o.seconds)).await;
+            let (c3, t3, m3) = (cpu_ticks(pid)?, Instant::now(), moves.load(Ordering::Relaxed));
+            probing.store(true, Ordering::Relaxed);
+            let misused = prober.join().map_err(|_| "the prober failed")?;
+            let log1 = std::fs::metadata(&log_path).map(|m| m.len()).unwrap_or(0);
+            stop_misuse.store(true, Ordering::Relaxed);
+            let _ = loads.join();
+            println!(
+                "misused: {}, {:.2} Move signals/s, daemon cpu={:.2}% VmHWM={}kB, log grew {} bytes",
+                gets(&misused),
+                (m3 - m2) as f64 / (t3 - t2).as_secs_f64(),
+                100.0 * (c3 - c2) as f64 / hz / (t3 - t2).as_secs_f64(),
+                status_kb(pid, "VmHWM"),
+                log1.saturating_sub(log0),
+            );
+            println!("misuse: {}", counts.summary());
+            if m3 == m2 {
+                return Err("no Move signal while the listeners were misused".into());
+            }
+        }
         println!(
             "boards={} {} speed={} cpu={cpu:.2}% VmRSS={}kB VmHWM={}kB moves_signalled={} (in the {} s measured: {})",
             o.boards,
@@ -411,6 +488,20 @@ fn poll_games(addr: &str, seen: &Mutex<HashMap<(u32, u32, String), Instant>>, st
         }
         std::thread::sleep(Duration::from_millis(5));
     }
+}
+
+/// The prober's figures: GET p50/p99/max over the answers, and the failures.
+fn gets((times, failed): &(Vec<f64>, usize)) -> String {
+    let mut sorted = times.clone();
+    sorted.sort_by(f64::total_cmp);
+    format!(
+        "GET /games.pgn p50={:.1}ms p99={:.1}ms max={:.1}ms over {} ({} failed)",
+        quantile(&sorted, 0.5),
+        quantile(&sorted, 0.99),
+        sorted.last().copied().unwrap_or(f64::NAN),
+        sorted.len(),
+        failed,
+    )
 }
 
 /// The value at quantile `q` of sorted `v`.

@@ -14,7 +14,6 @@ use std::time::{Duration, Instant};
 
 use eboardd::daemon::Daemon;
 use eboardd::daemon::config::{BoardConfig, ProtocolChoice};
-use eboardd::event::GameEvent;
 use eboardd::protocol::Protocol;
 use eboardd::relay::files::{PgnDir, spawn_pgn_dir};
 use eboardd::relay::http::{self, RelayState};
@@ -28,7 +27,7 @@ use serde_json::{Value, json};
 use tokio::io::AsyncBufReadExt;
 use tokio_tungstenite::tungstenite::Message;
 
-use crate::support::{LIMIT, options};
+use crate::support::{LIMIT, Signals, client, options, start_bus};
 
 /// The browser's program, if there is one.
 fn chromium() -> Option<PathBuf> {
@@ -237,6 +236,15 @@ async fn the_page_in_a_browser_shows_moves_within_a_second_a_board_to_put_right_
     );
     daemon_options.boards = vec![config.clone()];
     let daemon = Daemon::new(daemon_options);
+    let address = start_bus(dir.path());
+    let service = eboardd::dbus::serve(
+        daemon.clone(),
+        &eboardd::dbus::Bus::Address(address.clone()),
+    )
+    .await
+    .expect("serve on the bus");
+    let bus = client(&address).await;
+    let mut signals = Signals::record(&bus).await;
     let state = RelayState::new();
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
         .await
@@ -285,8 +293,8 @@ async fn the_page_in_a_browser_shows_moves_within_a_second_a_board_to_put_right_
         )
         .await;
 
-    // Every move on the page within a second of the daemon publishing it.
-    let mut events = handle.follow_game().await.expect("follow").events;
+    // Every move on the page within a second of its D-Bus `Move` signal.
+    signals.clear();
     let last = format!("{card} && {card}.querySelector('.last').textContent");
     let mut worst = Duration::ZERO;
     for (uci, shown) in [
@@ -297,25 +305,19 @@ async fn the_page_in_a_browser_shows_moves_within_a_second_a_board_to_put_right_
         ("f1b5", "3. Bb5"),
     ] {
         play(&mut board, uci);
-        let published = async {
-            loop {
-                match events.recv().await {
-                    Ok(e) if matches!(e.event, GameEvent::Move { .. }) => return,
-                    Ok(_) => {}
-                    Err(e) => panic!("the board's events: {e}"),
-                }
-            }
-        };
-        tokio::time::timeout(LIMIT, published)
-            .await
-            .expect("the move published within the limit");
+        let signal = signals.next("Move").await;
+        let (_, signalled, _, _) = signal
+            .body()
+            .deserialize::<(u32, String, String, String)>()
+            .expect("a Move signal's body");
+        assert_eq!(signalled, uci, "the move signalled");
         let t = Instant::now();
         browser
             .until(&last, Duration::from_secs(1), |v| v == shown)
             .await;
         worst = worst.max(t.elapsed());
     }
-    eprintln!("each move on the page at most {worst:?} after the daemon published it");
+    eprintln!("each move on the page at most {worst:?} after its Move signal");
 
     // A rook put where it cannot go: the page frames a8 and a5 and says what belongs there.
     board
@@ -359,6 +361,7 @@ async fn the_page_in_a_browser_shows_moves_within_a_second_a_board_to_put_right_
     browser.until(&badge, LIMIT * 3, |v| v == "connected").await;
 
     drop(browser);
+    drop(service);
     relay.abort();
     server.abort();
     daemon.shutdown().await;

@@ -80,7 +80,9 @@ fn header<'a>(answer: &'a str, name: &str) -> Option<&'a str> {
     })
 }
 
-/// Times `n` normal GETs of `/games.pgn`, each checked; the 99th percentile.
+/// Times `n` normal GETs of `/games.pgn`, each checked and answered within the limit; the
+/// 99th percentile, for the log (the figures that count come from `examples/daemon-bench.rs
+/// --misuse`, a release build alone on the machine).
 async fn normal_gets(addr: SocketAddr, n: usize) -> Duration {
     // The game of the in-process relays; a daemon without boards serves an empty one.
     normal_gets_of(addr, n, GAMES).await
@@ -102,8 +104,12 @@ async fn normal_gets_of(addr: SocketAddr, n: usize, games: &str) -> Duration {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn idle_connections_past_the_cap_give_way_to_a_normal_get() {
+    // No timeout frees a place before the normal GETs give up (the limit): only the cap
+    // makes room for them.
     let options = WebOptions {
         max_connections: 64,
+        header_timeout: 6 * LIMIT,
+        idle_timeout: 6 * LIMIT,
         ..WebOptions::default()
     };
     let relay = relay(options).await;
@@ -114,7 +120,6 @@ async fn idle_connections_past_the_cap_give_way_to_a_normal_get() {
     }
     let p99 = normal_gets(relay.addr, 100).await;
     eprintln!("320 idle connections, cap 64: GET /games.pgn p99 {p99:?}");
-    assert!(p99 < Duration::from_secs(1), "p99 {p99:?}");
     assert!(
         relay.connections.open() <= 64 + 1,
         "the cap holds: {} open",
@@ -373,7 +378,6 @@ async fn event_streams_nobody_reads_are_closed_and_gets_go_on() {
     }
     let p99 = normal_gets(relay.addr, 50).await;
     eprintln!("200 SSE clients that never read: GET /games.pgn p99 {p99:?}");
-    assert!(p99 < Duration::from_secs(1), "p99 {p99:?}");
     let closed = async {
         while relay.connections.open() > 0 {
             tokio::time::sleep(Duration::from_millis(50)).await;
@@ -486,7 +490,6 @@ fn under_1024_descriptors_2000_connections_leave_the_relay_answering_and_the_log
             "{attempts} connection attempts ({refused} not taken) under 1,024 descriptors: \
              GET /games.pgn p99 {p99:?}"
         );
-        assert!(p99 < Duration::from_secs(1), "p99 {p99:?}");
         drop(held);
     });
     // The peak resident set of the daemon, from the kernel.
