@@ -763,3 +763,39 @@ fn reconnect_jump_of_four_plies_with_captures_found() {
     );
     assert_eq!(run.count("mismatch"), 0, "{}", run.lines());
 }
+
+#[test]
+fn a_board_read_mid_move_after_plies_away_waits_for_the_piece_in_the_hand() {
+    // The Opera game after 5...dxe5, resumed; the board was away for 6. Bc4 Nf6 and is read
+    // with White's queen in the hand; 6. Qf6 Nxf6 7. Bc4 ends in that board too, but the
+    // queen is put down on b3 40 ms after the read: after every change the read shows.
+    let opera: Vec<String> = [
+        "e2e4", "e7e5", "g1f3", "d7d6", "d2d4", "c8g4", "d4e5", "g4f3", "d1f3", "d6e5",
+    ]
+    .iter()
+    .map(|m| m.to_string())
+    .collect();
+    let mut t = Tracker::new(config());
+    let mut run = Run::default();
+    t.resume(
+        Time::from_millis(50),
+        "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
+        &opera,
+    )
+    .expect("resumed");
+    let read = board("rn1qkb1r/ppp2ppp/5n2/4p3/2B1P3/8/PPP2PPP/RNB1K2R");
+    t.handle_board(Time::from_millis(100), &read);
+    advance(&mut t, Time::from_millis(130), &mut run);
+    assert!(run.moves().is_empty(), "{}", run.lines());
+    t.handle_change(
+        Time::from_millis(140),
+        eboardd::sensing::SquareChange {
+            square: shakmaty::Square::B3,
+            piece: Some(shakmaty::Piece::from_char('Q').expect("piece")),
+        },
+    );
+    advance(&mut t, Time::from_millis(9000), &mut run);
+    drain(&mut t, &mut run);
+    assert_eq!(run.final_uci(), ["f1c4", "g8f6", "f3b3"], "{}", run.lines());
+    assert_eq!(run.count("mismatch"), 0, "{}", run.lines());
+}

@@ -946,7 +946,8 @@ impl Tracker {
                 Some(true)
             }
             jump::Jump::Ambiguous => Some(false),
-            jump::Jump::None => None,
+            // Read mid-move: the piece in the hand is put down in a moment.
+            jump::Jump::InHand | jump::Jump::None => None,
         }
     }
 

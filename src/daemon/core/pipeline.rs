@@ -226,17 +226,16 @@ impl Core for PipelineCore {
         match self.protocol {
             Protocol::Dgt => {
                 // Clock commands go through the clock's queue, one at a time. The board is
-                // asked who it is first, right after the reset: a board that brought its
-                // game from another port is known before its game is followed here.
-                let mut startup = dgt::startup_commands()
-                    .into_iter()
-                    .filter(|c| c.first() != Some(&dgt::cmd::CLOCK_MESSAGE));
-                self.transmit.extend(startup.next());
-                self.transmit
-                    .extend(dgt::Command::ReturnSerialNr.to_bytes().ok());
-                self.transmit
-                    .extend(dgt::Command::ReturnLongSerialNr.to_bytes().ok());
-                self.transmit.extend(startup);
+                // read (reset, update mode, the whole board) before it is asked who it is:
+                // what is played until the board is read comes as one jump, which the
+                // shorter the wait the likelier the tracker can order. A board that brought
+                // its game from another port has that game explained from the board as
+                // read ([`CoreCommand::Resume`]).
+                self.transmit.extend(
+                    dgt::startup_commands()
+                        .into_iter()
+                        .filter(|c| c.first() != Some(&dgt::cmd::CLOCK_MESSAGE)),
+                );
                 self.clock.restart(now);
                 self.keepalive = Some(now + DGT_KEEPALIVE);
                 self.heard = Some(now);

@@ -182,7 +182,11 @@ impl DgtDevice {
     /// Whether the host follows the board: it reports its changes as they happen (an
     /// update mode) and the host has asked for the whole board since the last reset.
     pub fn reporting(&self) -> bool {
-        self.dumped && matches!(self.mode, Mode::Update | Mode::UpdateBoard | Mode::UpdateNice)
+        self.dumped
+            && matches!(
+                self.mode,
+                Mode::Update | Mode::UpdateBoard | Mode::UpdateNice
+            )
     }
 
     /// The sensing model.

@@ -1,7 +1,7 @@
 use std::time::Duration;
 
-use shakmaty::Square;
 use shakmaty::uci::UciMove;
+use shakmaty::{Position, Square};
 
 use super::*;
 use crate::daemon::core::GameSetup;
@@ -66,11 +66,11 @@ fn dgt_core_starts_with_a_reset_paced_and_keeps_the_link_alive() {
     assert_eq!(times.first(), Some(&400), "{times:?}");
     assert!(times.windows(2).all(|w| w[1] >= w[0] + 100), "{times:?}");
     let startup: Vec<Vec<u8>> = startup.into_iter().map(|(_, c)| c).collect();
-    // Reset, who the board is, then update mode before the board is read: no change
-    // falls between them.
+    // Reset, update mode before the board is read (no change falls between them), then
+    // who the board is.
     assert_eq!(
         startup[..5],
-        [vec![0x40], vec![0x45], vec![0x55], vec![0x4b], vec![0x42]]
+        [vec![0x40], vec![0x4b], vec![0x42], vec![0x45], vec![0x55]]
     );
     assert!(startup.contains(&CLOCK_VERSION.to_vec()), "asks the clock");
     assert_eq!(
@@ -430,4 +430,77 @@ fn a_millennium_register_write_that_is_not_echoed_is_written_again() {
         !sent(&mut core).contains(&writes[0].encode()),
         "the echoed write is not written again"
     );
+}
+
+/// A DGT board dump of `placement` (a FEN's piece part).
+fn dump_of(placement: &str) -> Vec<u8> {
+    let board: shakmaty::Board = placement.parse().expect("placement");
+    let mut fields = [0u8; 64];
+    for (sq, piece) in board {
+        fields[usize::from(dgt::square_field(sq))] = dgt::piece_code(piece);
+    }
+    dgt_message(&BoardMessage::BoardDump(Box::new(fields)))
+}
+
+fn field_update(square: Square, piece: Option<char>) -> Vec<u8> {
+    let code = piece.map_or(0, |c| {
+        dgt::piece_code(shakmaty::Piece::from_char(c).expect("piece"))
+    });
+    dgt_message(&BoardMessage::FieldUpdate {
+        field: dgt::square_field(square),
+        code,
+    })
+}
+
+/// The moves the core decided, in UCI.
+fn moves_of(core: &mut PipelineCore) -> Vec<String> {
+    std::iter::from_fn(|| core.poll_event())
+        .filter_map(|e| match e.event {
+            GameEvent::Move { uci, .. } => Some(uci),
+            _ => None,
+        })
+        .collect()
+}
+
+#[test]
+fn a_game_taken_over_on_an_open_port_finds_the_plies_played_meanwhile_and_the_one_under_way() {
+    // The Opera game after 5...dxe5 comes with its board, which was away for 6. Bc4 Nf6 and
+    // is read with White's queen in the hand for 7. Qb3; the queen is put down just after.
+    let opera = [
+        "e2e4", "e7e5", "g1f3", "d7d6", "d2d4", "c8g4", "d4e5", "g4f3", "d1f3", "d6e5",
+    ];
+    let mut events = vec![GameEvent::NewGame {
+        fen: crate::daemon::core::START_FEN.into(),
+        chess960: false,
+    }];
+    let mut pos = shakmaty::Chess::default();
+    for (i, m) in opera.iter().enumerate() {
+        let mv = UciMove::from_ascii(m.as_bytes())
+            .expect("uci")
+            .to_move(&pos)
+            .expect("legal");
+        pos.play_unchecked(mv);
+        events.push(GameEvent::Move {
+            ply: i as u32 + 1,
+            uci: (*m).into(),
+            san: String::new(),
+            fen: String::new(),
+            clock_ms: None,
+            emt_ms: None,
+            alternatives: Vec::new(),
+        });
+    }
+    let mut core = connected_dgt();
+    let _ = sent(&mut core);
+    core.handle_input(
+        Time::from_millis(700),
+        &dump_of("rn1qkb1r/ppp2ppp/5n2/4p3/2B1P3/8/PPP2PPP/RNB1K2R"),
+    );
+    // The port's own game was none: the board is only a board here, until it says who it
+    // is and its game is handed over.
+    core.handle_input(Time::from_millis(720), &field_update(Square::B3, Some('Q')));
+    core.handle_command(Time::from_millis(800), CoreCommand::Resume(events))
+        .expect("resumed");
+    core.handle_timeout(Time::from_millis(5000));
+    assert_eq!(moves_of(&mut core), ["f1c4", "g8f6", "f3b3"]);
 }
