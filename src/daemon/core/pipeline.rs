@@ -5,6 +5,10 @@
 //! sends nothing for [`SILENCE_LIMIT`] (a DGT board despite the keep-alive, a Millennium
 //! board despite the status requests) is a lost link.
 //!
+//! A DGT board is asked for the whole board every [`DGT_BOARD_CHECK`]: a dump that shows
+//! changes no field update reported means the board is not in update mode (the command
+//! was lost), and UPDATE_NICE is sent again.
+//!
 //! Commands to a DGT board are paced ([`Pacer`]): the first 400 ms after the port opened,
 //! each next one 100 ms after the one before, so the board's 10-byte command buffer never
 //! overflows (a lost UPDATE_NICE would leave a board that never reports a move).
@@ -38,6 +42,10 @@ use crate::daemon::config::{Laws, TouchMove};
 /// How often a DGT board is asked for its serial number to prove the link is alive.
 pub const DGT_KEEPALIVE: Duration = Duration::from_secs(1);
 
+/// How often a DGT board is asked for the whole board, to check that its field updates
+/// come (a dump that shows changes they never reported: update mode is asked again).
+pub const DGT_BOARD_CHECK: Duration = Duration::from_secs(5);
+
 /// The shortest time between two LED changes sent to a board. Changes asked for sooner
 /// wait, and only the latest of them is sent: clients asking faster than the serial line
 /// can carry must not hold up the board's own reports.
@@ -55,6 +63,10 @@ pub struct PipelineCore {
     leds_due: Option<Vec<Vec<u8>>>,
     events: VecDeque<TimedEvent>,
     keepalive: Option<Time>,
+    /// When a DGT board is next asked for the whole board ([`DGT_BOARD_CHECK`]).
+    board_check: Option<Time>,
+    /// Whether update mode was asked again on this link (said once in the log).
+    update_mode_resent: bool,
     clock: ClockQueue,
     watch: LinkWatch,
     /// A Millennium board's register writes, until it echoed them.
@@ -148,6 +160,8 @@ impl PipelineCore {
             leds_due: None,
             events: VecDeque::new(),
             keepalive: None,
+            board_check: None,
+            update_mode_resent: false,
             clock: ClockQueue::new(),
             watch: LinkWatch::new(),
             writes: RegisterWrites::new(),
@@ -187,6 +201,21 @@ impl PipelineCore {
                 LinkItem::Info(_, LinkInfo::Version(v)) => self.version = Some(v),
                 LinkItem::Info(_, LinkInfo::Written { address, data }) => {
                     self.writes.written(address, data);
+                }
+                LinkItem::Info(_, LinkInfo::Unreported { squares }) => {
+                    // The board changed without saying so: the UPDATE_NICE it was sent was
+                    // lost (or it was reset meanwhile). Asked again; the next check tells.
+                    if self.update_mode_resent {
+                        tracing::debug!(squares, "a DGT board still reports no changes");
+                    } else {
+                        tracing::warn!(
+                            squares,
+                            "the DGT board's dump shows changes it never reported: update mode asked again"
+                        );
+                        self.update_mode_resent = true;
+                    }
+                    self.transmit
+                        .extend(dgt::Command::SendUpdateNice.to_bytes().ok());
                 }
                 LinkItem::Skipped(t) if self.protocol == Protocol::Millennium => {
                     self.watch.skipped(t);
@@ -238,6 +267,8 @@ impl Core for PipelineCore {
                 );
                 self.clock.restart(now);
                 self.keepalive = Some(now + DGT_KEEPALIVE);
+                self.board_check = Some(now + DGT_BOARD_CHECK);
+                self.update_mode_resent = false;
                 self.heard = Some(now);
                 self.silent = None;
             }
@@ -268,6 +299,11 @@ impl Core for PipelineCore {
             self.transmit
                 .extend(dgt::Command::ReturnSerialNr.to_bytes().ok());
             self.keepalive = Some(due.max(now) + DGT_KEEPALIVE);
+        }
+        if let Some(due) = self.board_check.filter(|due| *due <= now) {
+            self.transmit
+                .extend(dgt::Command::SendBoard.to_bytes().ok());
+            self.board_check = Some(due.max(now) + DGT_BOARD_CHECK);
         }
         self.clock.handle_timeout(now);
         if self.protocol == Protocol::Millennium {
@@ -367,6 +403,7 @@ impl Core for PipelineCore {
                 .and(self.leds_sent)
                 .map(|sent| sent + LED_GAP),
             self.keepalive,
+            self.board_check,
             self.clock.poll_timeout(),
             self.watch.poll_timeout(),
             self.writes.poll_timeout(),

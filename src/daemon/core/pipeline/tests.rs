@@ -504,3 +504,60 @@ fn a_game_taken_over_on_an_open_port_finds_the_plies_played_meanwhile_and_the_on
     core.handle_timeout(Time::from_millis(5000));
     assert_eq!(moves_of(&mut core), ["f1c4", "g8f6", "f3b3"]);
 }
+
+/// Runs the core's timers until `until`, with what it sends meanwhile.
+fn run_until(core: &mut PipelineCore, until: Time) -> Vec<Vec<u8>> {
+    let mut out: Vec<Vec<u8>> = std::iter::from_fn(|| core.poll_transmit()).collect();
+    while let Some(due) = core.poll_timeout().filter(|due| *due <= until) {
+        core.handle_timeout(due);
+        out.extend(std::iter::from_fn(|| core.poll_transmit()));
+    }
+    out
+}
+
+#[test]
+fn a_dgt_board_whose_dump_shows_changes_it_never_reported_is_asked_for_update_mode_again() {
+    const START: &str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR";
+    const E4: &str = "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR";
+    let update_nice = dgt::Command::SendUpdateNice.to_bytes().expect("encodes");
+    let send_board = dgt::Command::SendBoard.to_bytes().expect("encodes");
+    let mut core = connected_dgt();
+    let startup = run_until(&mut core, Time::from_millis(1500));
+    assert_eq!(startup.iter().filter(|c| **c == update_nice).count(), 1);
+    core.handle_input(Time::from_millis(1500), &dump_of(START));
+
+    // The board is asked for the whole board now and then; one that reported every
+    // change (here: none) is left as it is.
+    let check = run_until(&mut core, Time::from_millis(1500) + DGT_BOARD_CHECK);
+    assert!(check.contains(&send_board), "{check:02x?}");
+    core.handle_input(Time::from_millis(5600), &dump_of(START));
+    assert!(!run_until(&mut core, Time::from_millis(6000)).contains(&update_nice));
+
+    // 1. e4 reported square by square, then the same in the dump: nothing to do.
+    core.handle_input(Time::from_millis(7000), &field_update(Square::E2, None));
+    core.handle_input(
+        Time::from_millis(7100),
+        &field_update(Square::E4, Some('P')),
+    );
+    let check = run_until(&mut core, Time::from_millis(11_000));
+    assert!(check.contains(&send_board), "{check:02x?}");
+    core.handle_input(Time::from_millis(10_600), &dump_of(E4));
+    assert!(!run_until(&mut core, Time::from_millis(11_000)).contains(&update_nice));
+
+    // 1...e5 shows only in the next dump: the board does not report its changes, so it is
+    // asked for update mode again, and the move still reaches the game.
+    let check = run_until(&mut core, Time::from_millis(16_000));
+    assert!(check.contains(&send_board), "{check:02x?}");
+    core.handle_input(
+        Time::from_millis(15_600),
+        &dump_of("rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR"),
+    );
+    let after = run_until(&mut core, Time::from_millis(17_000));
+    assert_eq!(
+        after.iter().filter(|c| **c == update_nice).count(),
+        1,
+        "{after:02x?}"
+    );
+    core.handle_timeout(Time::from_millis(20_000));
+    assert_eq!(moves_of(&mut core), ["e2e4", "e7e5"]);
+}
