@@ -15,7 +15,9 @@
 //!
 //! LED commands go only to boards known to have LEDs: every Millennium board, and a DGT
 //! board once its long serial number says it is a Revelation II. Elsewhere a shown move
-//! goes on the clock only, and setting LEDs is refused.
+//! goes on the clock only, and setting LEDs is refused. A Revelation II has its own
+//! auto-reverse (firmware above 3.21) switched off once it said what it is, so that a
+//! reversed set-up is turned by eboardd only, not twice.
 
 use std::collections::VecDeque;
 use std::time::Duration;
@@ -193,7 +195,18 @@ impl PipelineCore {
                 LinkItem::Info(t, LinkInfo::ClockPresent(p)) => self.clock.handle_presence(t, p),
                 LinkItem::Info(_, LinkInfo::Serial { text, long }) if !text.is_empty() => {
                     if long {
+                        // A Revelation II (firmware 3.25 or later) would turn its own
+                        // numbering on a reversed set-up, and eboardd turns it too: its
+                        // auto-reverse is switched off once per link.
+                        let was = self.has_leds();
                         self.long_serial = Some(text);
+                        if !was && self.has_leds() {
+                            self.transmit.extend(
+                                dgt::Command::Leds(dgt::LedCommand::AutoReverse(false))
+                                    .to_bytes()
+                                    .ok(),
+                            );
+                        }
                     } else {
                         self.serial = Some(text);
                     }

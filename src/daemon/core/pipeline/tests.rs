@@ -235,6 +235,8 @@ fn a_shown_move_lights_its_squares_and_goes_on_the_clock() {
     sent(&mut core);
     core.handle_input(Time::from_millis(50), &revelation_serial());
     core.handle_input(Time::from_millis(70), &version_ack(0x21));
+    // Told to leave the turning of its numbering to eboardd.
+    assert_eq!(sent(&mut core), [auto_reverse_off()]);
     let show = CoreCommand::ShowMove {
         uci: UciMove::from_ascii(b"g1f3").expect("uci"),
         san: "Nf3".into(),
@@ -560,4 +562,38 @@ fn a_dgt_board_whose_dump_shows_changes_it_never_reported_is_asked_for_update_mo
     );
     core.handle_timeout(Time::from_millis(20_000));
     assert_eq!(moves_of(&mut core), ["e2e4", "e7e5"]);
+}
+
+#[test]
+fn a_revelation_ii_has_its_own_auto_reverse_switched_off_once_per_link_a_plain_board_not() {
+    // LED pattern 2, start field 2, end field 0: auto-reverse off (firmware above 3.21).
+    let off = auto_reverse_off();
+    assert_eq!(off, [0x60, 0x04, 0x02, 0x02, 0x00, 0x00]);
+    let mut core = connected_dgt();
+    let _ = run_until(&mut core, Time::from_millis(1500));
+    core.handle_input(Time::from_millis(1500), &revelation_serial());
+    core.handle_input(Time::from_millis(2500), &revelation_serial());
+    let out = run_until(&mut core, Time::from_millis(3000));
+    assert_eq!(out.iter().filter(|c| **c == off).count(), 1, "{out:02x?}");
+    // Plugged in again: the board is asked again who it is, and told again.
+    core.handle_connected(Time::from_millis(4000));
+    let _ = run_until(&mut core, Time::from_millis(5500));
+    core.handle_input(Time::from_millis(5500), &revelation_serial());
+    let out = run_until(&mut core, Time::from_millis(6000));
+    assert!(out.contains(&off), "{out:02x?}");
+
+    let mut plain = connected_dgt();
+    let _ = run_until(&mut plain, Time::from_millis(1500));
+    plain.handle_input(
+        Time::from_millis(1500),
+        &dgt_message(&BoardMessage::LongSerialNr("3.10 10960".into())),
+    );
+    let out = run_until(&mut plain, Time::from_millis(3000));
+    assert!(out.iter().all(|c| c[0] != dgt::cmd::SET_LEDS), "{out:02x?}");
+}
+
+fn auto_reverse_off() -> Vec<u8> {
+    dgt::Command::Leds(dgt::LedCommand::AutoReverse(false))
+        .to_bytes()
+        .expect("encodes")
 }
