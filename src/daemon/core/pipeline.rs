@@ -211,7 +211,22 @@ impl PipelineCore {
                         self.serial = Some(text);
                     }
                 }
-                LinkItem::Info(_, LinkInfo::Version(v)) => self.version = Some(v),
+                LinkItem::Info(t, LinkInfo::Version(v)) => {
+                    // An eONE's own auto-reverse and error LEDs would fight eboardd's
+                    // orientation and LEDs: its settings register is written once it
+                    // said what it is (once per link).
+                    if self.protocol == Protocol::Millennium
+                        && self.version.is_none()
+                        && millennium::registers::version_is_eone(&v)
+                    {
+                        self.writes.write(
+                            t,
+                            millennium::registers::EONE_SETTINGS,
+                            millennium::registers::EONE_STARTUP_SETTINGS,
+                        );
+                    }
+                    self.version = Some(v);
+                }
                 LinkItem::Info(_, LinkInfo::Written { address, data }) => {
                     self.writes.written(address, data);
                 }

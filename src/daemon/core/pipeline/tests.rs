@@ -597,3 +597,46 @@ fn auto_reverse_off() -> Vec<u8> {
         .to_bytes()
         .expect("encodes")
 }
+
+#[test]
+fn an_eone_has_its_settings_register_written_checked_and_retried_other_chesslinks_not() {
+    use crate::protocol::millennium::registers::{EONE_SETTINGS, EONE_STARTUP_SETTINGS};
+    let settings_write = millennium::Command::Write {
+        address: EONE_SETTINGS,
+        data: EONE_STARTUP_SETTINGS,
+    }
+    .encode();
+    let version = |high: u8| {
+        let mut bytes = Vec::new();
+        millennium::Reply::Version(millennium::Version { high, low: 0x01 }).encode_into(&mut bytes);
+        bytes
+    };
+    // An eONE (version 2.x): register 06 is written once it said its version, and written
+    // again when its echo does not come.
+    let mut core = PipelineCore::new(Protocol::Millennium, &settings());
+    core.handle_connected(Time::ZERO);
+    assert!(!sent(&mut core).contains(&settings_write));
+    core.handle_input(Time::from_millis(10), &write_echoes());
+    core.handle_input(Time::from_millis(20), &version(0x02));
+    assert_eq!(sent(&mut core), std::slice::from_ref(&settings_write));
+    let again = run_until(&mut core, Time::from_millis(700));
+    assert!(again.contains(&settings_write), "{again:02x?}");
+    // Echoed: not written again.
+    let mut echo = Vec::new();
+    millennium::Reply::Write {
+        address: EONE_SETTINGS,
+        data: EONE_STARTUP_SETTINGS,
+    }
+    .encode_into(&mut echo);
+    core.handle_input(Time::from_millis(720), &echo);
+    let later = run_until(&mut core, Time::from_millis(3000));
+    assert!(!later.contains(&settings_write), "{later:02x?}");
+
+    // A ChessLink of version 1.x has no such register.
+    let mut other = PipelineCore::new(Protocol::Millennium, &settings());
+    other.handle_connected(Time::ZERO);
+    other.handle_input(Time::from_millis(10), &write_echoes());
+    other.handle_input(Time::from_millis(20), &version(0x01));
+    let out = run_until(&mut other, Time::from_millis(3000));
+    assert!(!out.contains(&settings_write), "{out:02x?}");
+}
