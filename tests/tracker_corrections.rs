@@ -199,6 +199,71 @@ fn a_correction_after_a_fast_reply_gives_the_right_game() {
     }
 }
 
+#[test]
+fn a_slider_that_rested_and_went_on_just_before_a_quick_reply_is_corrected() {
+    // On a DGT board (times as a messy hand played them): 21... Be4, the bishop resting on
+    // d5 on its way (Bd5 confirmed, then corrected); 22. Qd6 at once, the queen resting on
+    // d5 for 430 ms (Qd5 is confirmed) and going on to d6; Black's rook leaves b8 60 ms
+    // later for d8 (the scan reports c8 before b8); 23. Qxe5+. Read with the reply first,
+    // the queen's going on would be White's next move begun (and a breach of 4.7): it is
+    // the end of this one.
+    let (cfg, start) = set_up(
+        "1r2k2r/pb4pp/8/4p3/1P6/3Q3P/PP2N1q1/1RB1KR2 b k - 0 21",
+        dgt(),
+    );
+    let s = timeline(&[
+        (944.5, "b7", None),
+        (1097.5, "d5", Some('b')),
+        (1502.7, "e4", Some('b')),
+        (1530.9, "d5", None),
+        (1693.8, "d3", None),
+        (1753.9, "d5", Some('Q')),
+        (2186.8, "d5", None),
+        (2215.0, "d6", Some('Q')),
+        (2274.9, "c8", Some('r')),
+        (2280.1, "b8", None),
+        (2518.3, "d8", Some('r')),
+        (2523.5, "c8", None),
+        (2650.7, "e5", None),
+        (2680.8, "d6", None),
+        (2878.4, "e5", Some('Q')),
+    ]);
+    let run = run_script_with(cfg, &start, &s.wait(3000.0));
+    assert!(confirm_time(&run, "d3d5") < 2186.0, "{}", run.lines());
+    assert_eq!(
+        run.final_uci(),
+        ["b7e4", "d3d6", "b8d8", "d6e5"],
+        "{}",
+        run.lines()
+    );
+    assert_eq!(run.count("mismatch"), 0, "{}", run.lines());
+}
+
+#[test]
+fn a_rest_is_corrected_while_the_last_capture_is_still_set_down_near_by() {
+    // 30... Qxe2, the bishop swept off e2 and set down on d2 for 450 ms; 31. Qa5, the
+    // queen resting on a4 for 450 ms (Qa4 is confirmed) on its way; 31... Qd2 at once.
+    // The bishop seen on d2 belongs to the capture before: the history that undoes Qa4 is
+    // the game.
+    let (cfg, start) = set_up("4r1k1/5ppp/8/4q3/8/Q7/4BPP1/6K1 b - - 0 30", dgt());
+    let s = timeline(&[
+        (1000.0, "e5", None),
+        (1200.0, "e2", Some('q')),
+        (1200.0, "d2", Some('B')),
+        (1650.0, "d2", None),
+        (2200.0, "a3", None),
+        (2230.0, "a4", Some('Q')),
+        (2680.0, "a4", None),
+        (2705.0, "a5", Some('Q')),
+        (2820.0, "e2", None),
+        (3270.0, "d2", Some('q')),
+    ]);
+    let run = run_script_with(cfg, &start, &s.wait(3000.0));
+    assert!(confirm_time(&run, "a3a4") < 2680.0, "{}", run.lines());
+    assert_eq!(run.final_uci(), ["e5e2", "a3a5", "e2d2"], "{}", run.lines());
+    assert_eq!(run.count("mismatch"), 0, "{}", run.lines());
+}
+
 /// White: Kb1, Rc1, pawns b2 and h2; Black: Kg8, Rb3, Bc6. White plays 30. Rc3 and Black
 /// takes, 30... Rxc3, lifting the rook on c3 first and setting it down on c2, on the line it
 /// came along: that reads as the rook going on to c2 (Rc3 retracted for Rc2), and Black's

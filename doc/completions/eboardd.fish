@@ -80,7 +80,7 @@ complete -c eboardd -n "__fish_eboardd_using_subcommand run" -l event -d 'The ev
 complete -c eboardd -n "__fish_eboardd_using_subcommand run" -l site -d 'Where the event is played, in the PGN (`Site`)' -r
 complete -c eboardd -n "__fish_eboardd_using_subcommand run" -l round -d 'The round, in the PGN (`Round` is written `R.B` with the board\'s number)' -r
 complete -c eboardd -n "__fish_eboardd_using_subcommand run" -l time-control -d 'The time control, in the PGN (`TimeControl`, like `5400+30`)' -r
-complete -c eboardd -n "__fish_eboardd_using_subcommand run" -l lichess-round -d 'Push every board\'s game (the text of `games.pgn`) to this lichess broadcast round, at most once a second, with back-off after errors' -r
+complete -c eboardd -n "__fish_eboardd_using_subcommand run" -l lichess-round -d 'Push every board\'s game (the text of `games.pgn`) to this lichess broadcast round, at most once a second, with back-off after errors. A round takes 64 games: with more boards, give more rounds (`ID1,ID2` or the option again): boards 1-64 go to the first, 65-128 to the second, and so on' -r
 complete -c eboardd -n "__fish_eboardd_using_subcommand run" -l lichess-token-file -d 'The file holding the lichess API token (scope study:write) for --lichess-round; keep it readable by the daemon only' -r -F
 complete -c eboardd -n "__fish_eboardd_using_subcommand run" -l lichess-url -d 'The lichess to push to (tests: a local server)' -r
 complete -c eboardd -n "__fish_eboardd_using_subcommand run" -l mqtt -d 'The MQTT broker: mqtt://[USER[:PASSWORD]@]HOST[:PORT] or mqtts://... (TLS)' -r
@@ -123,7 +123,7 @@ complete -c eboardd -n "__fish_eboardd_using_subcommand relay" -l event -d 'The 
 complete -c eboardd -n "__fish_eboardd_using_subcommand relay" -l site -d 'Where the event is played, in the PGN (`Site`)' -r
 complete -c eboardd -n "__fish_eboardd_using_subcommand relay" -l round -d 'The round, in the PGN (`Round` is written `R.B` with the board\'s number)' -r
 complete -c eboardd -n "__fish_eboardd_using_subcommand relay" -l time-control -d 'The time control, in the PGN (`TimeControl`, like `5400+30`)' -r
-complete -c eboardd -n "__fish_eboardd_using_subcommand relay" -l lichess-round -d 'Push every board\'s game to this lichess broadcast round (as `eboardd run` does)' -r
+complete -c eboardd -n "__fish_eboardd_using_subcommand relay" -l lichess-round -d 'Push every board\'s game to this lichess broadcast round (as `eboardd run` does). A round takes 64 games: with more boards, give more rounds (`ID1,ID2` or the option again): boards 1-64 go to the first, 65-128 to the second, and so on' -r
 complete -c eboardd -n "__fish_eboardd_using_subcommand relay" -l lichess-token-file -d 'The file holding the lichess API token (scope study:write) for --lichess-round' -r -F
 complete -c eboardd -n "__fish_eboardd_using_subcommand relay" -l lichess-url -d 'The lichess to push to (tests: a local server)' -r
 complete -c eboardd -n "__fish_eboardd_using_subcommand relay" -s h -l help -d 'Print help'

@@ -7,13 +7,13 @@ use anyhow::Context;
 use clap::Args;
 
 use super::CliError;
-use super::run::relay_address;
+use super::run::{lichess_pushes_of, relay_address};
 use crate::mqtt::MqttArgs;
 use crate::mqtt::aggregate::BoardMap;
 use crate::mqtt::follow::spawn_relay;
 use crate::relay::files::PgnDir;
 use crate::relay::http::{self as relay_http, RelayState};
-use crate::relay::lichess::{self, LichessPush, LichessToken};
+use crate::relay::lichess;
 use crate::relay::pgn::PgnTags;
 
 /// Arguments of `eboardd relay`.
@@ -46,9 +46,16 @@ pub struct RelayArgs {
     /// The time control, in the PGN (`TimeControl`, like `5400+30`).
     #[arg(long, value_name = "TC")]
     pub time_control: Option<String>,
-    /// Push every board's game to this lichess broadcast round (as `eboardd run` does).
-    #[arg(long, value_name = "ID", requires = "lichess_token_file")]
-    pub lichess_round: Option<String>,
+    /// Push every board's game to this lichess broadcast round (as `eboardd run` does). A
+    /// round takes 64 games: with more boards, give more rounds (`ID1,ID2` or the option
+    /// again): boards 1-64 go to the first, 65-128 to the second, and so on.
+    #[arg(
+        long,
+        value_name = "ID",
+        value_delimiter = ',',
+        requires = "lichess_token_file"
+    )]
+    pub lichess_round: Vec<String>,
     /// The file holding the lichess API token (scope study:write) for --lichess-round.
     #[arg(long, value_name = "FILE", requires = "lichess_round")]
     pub lichess_token_file: Option<PathBuf>,
@@ -85,20 +92,11 @@ pub fn run(args: RelayArgs) -> anyhow::Result<()> {
         .as_deref()
         .map(relay_address)
         .transpose()?;
-    let push = match (&args.lichess_round, &args.lichess_token_file) {
-        (Some(round), Some(file)) => {
-            let (token, warning) =
-                LichessToken::read(file).map_err(|e| CliError::input(e.to_string()))?;
-            if let Some(warning) = warning {
-                tracing::warn!("{warning}");
-            }
-            Some(
-                LichessPush::new(&args.lichess_url, round, token)
-                    .map_err(|e| CliError::input(e.to_string()))?,
-            )
-        }
-        _ => None,
-    };
+    let push = lichess_pushes_of(
+        &args.lichess_url,
+        &args.lichess_round,
+        args.lichess_token_file.as_deref(),
+    )?;
     let mut files = match &args.pgn_dir {
         Some(dir) => {
             std::fs::create_dir_all(dir)
@@ -122,18 +120,13 @@ pub fn run(args: RelayArgs) -> anyhow::Result<()> {
             files = files.serve(state.clone());
             server = Some(tokio::spawn(relay_http::serve(listener, state)));
         }
-        let mut pusher = None;
-        if let Some(push) = push {
-            let (tx, rx) = tokio::sync::watch::channel(String::new());
-            files = files.push_to(tx);
-            pusher = Some(lichess::spawn_lichess_push(push, rx));
-        }
+        let (files, pushers) = lichess::spawn_lichess_pushes(files, push);
         let relay =
             spawn_relay(&settings, map, files).map_err(|e| CliError::input(e.to_string()))?;
         stop_signals()?.await;
         tracing::info!("stopping");
         relay.abort();
-        for task in [server, pusher].into_iter().flatten() {
+        for task in server.into_iter().chain(pushers) {
             task.abort();
         }
         anyhow::Ok(())

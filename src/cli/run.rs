@@ -2,7 +2,7 @@
 
 use crate::relay::files::{PgnDir, spawn_pgn_dir};
 use crate::relay::http::{self as relay_http, RelayState};
-use crate::relay::lichess::{self, LichessPush, LichessToken};
+use crate::relay::lichess::{self, LichessPush};
 use crate::relay::pgn::PgnTags;
 use crate::web::{Connections, WebOptions};
 use std::net::SocketAddr;
@@ -78,9 +78,16 @@ pub struct RunArgs {
     #[arg(long, value_name = "TC")]
     pub time_control: Option<String>,
     /// Push every board's game (the text of `games.pgn`) to this lichess broadcast round,
-    /// at most once a second, with back-off after errors.
-    #[arg(long, value_name = "ID", requires = "lichess_token_file")]
-    pub lichess_round: Option<String>,
+    /// at most once a second, with back-off after errors. A round takes 64 games: with more
+    /// boards, give more rounds (`ID1,ID2` or the option again): boards 1-64 go to the
+    /// first, 65-128 to the second, and so on.
+    #[arg(
+        long,
+        value_name = "ID",
+        value_delimiter = ',',
+        requires = "lichess_token_file"
+    )]
+    pub lichess_round: Vec<String>,
     /// The file holding the lichess API token (scope study:write) for --lichess-round; keep
     /// it readable by the daemon only.
     #[arg(long, value_name = "FILE", requires = "lichess_round")]
@@ -215,7 +222,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
         })
         .transpose()?;
     let push = lichess_push(&args)?;
-    let pgn_dir = match (&args.pgn_dir, listen.is_some() || push.is_some()) {
+    let pgn_dir = match (&args.pgn_dir, listen.is_some() || !push.is_empty()) {
         (Some(dir), _) => {
             std::fs::create_dir_all(dir)
                 .map_err(|e| CliError::input(format!("{}: {e}", dir.display())))?;
@@ -245,18 +252,30 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
     runtime.block_on(serve(options, config, bus, sinks))
 }
 
-/// The push `--lichess-round` and `--lichess-token-file` ask for.
-pub fn lichess_push(args: &RunArgs) -> Result<Option<LichessPush>, CliError> {
-    let (Some(round), Some(file)) = (&args.lichess_round, &args.lichess_token_file) else {
-        return Ok(None);
+/// The pushes `--lichess-round` and `--lichess-token-file` ask for (one per round).
+pub fn lichess_push(args: &RunArgs) -> Result<Vec<LichessPush>, CliError> {
+    lichess_pushes_of(
+        &args.lichess_url,
+        &args.lichess_round,
+        args.lichess_token_file.as_deref(),
+    )
+}
+
+/// The pushes to `rounds` with the token in `token_file`, for `run` and `relay`.
+pub fn lichess_pushes_of(
+    base: &str,
+    rounds: &[String],
+    token_file: Option<&std::path::Path>,
+) -> Result<Vec<LichessPush>, CliError> {
+    let Some(file) = token_file.filter(|_| !rounds.is_empty()) else {
+        return Ok(Vec::new());
     };
-    let (token, warning) = LichessToken::read(file).map_err(|e| CliError::input(e.to_string()))?;
+    let (pushers, warning) =
+        lichess::lichess_pushes(base, rounds, file).map_err(|e| CliError::input(e.to_string()))?;
     if let Some(warning) = warning {
         tracing::warn!("{warning}");
     }
-    LichessPush::new(&args.lichess_url, round, token)
-        .map(Some)
-        .map_err(|e| CliError::input(e.to_string()))
+    Ok(pushers)
 }
 
 /// The address `--relay-listen` gives: `HOST:PORT`, or a bare port on loopback.
@@ -276,7 +295,7 @@ struct Sinks {
     pgn_dir: Option<PgnDir>,
     listen: Option<SocketAddr>,
     livechess: Option<SocketAddr>,
-    push: Option<LichessPush>,
+    push: Vec<LichessPush>,
     mqtt: Option<(MqttSettings, PgnTags)>,
 }
 
@@ -341,11 +360,11 @@ async fn serve(
             connections.clone(),
         )));
     }
-    let mut pusher = None;
-    if let Some(push) = push {
-        let (tx, rx) = tokio::sync::watch::channel(String::new());
-        pgn_dir = pgn_dir.map(|f| f.push_to(tx));
-        pusher = Some(lichess::spawn_lichess_push(push, rx));
+    let mut pushers = Vec::new();
+    if let Some(files) = pgn_dir.take() {
+        let (files, tasks) = lichess::spawn_lichess_pushes(files, push);
+        pgn_dir = Some(files);
+        pushers = tasks;
     }
     let relay = pgn_dir.map(|files| spawn_pgn_dir(daemon.clone(), files));
     let publisher = match mqtt {
@@ -394,7 +413,7 @@ async fn serve(
     if let Some(server) = livechess_server {
         server.abort();
     }
-    if let Some(pusher) = pusher {
+    for pusher in pushers {
         pusher.abort();
     }
     service.stop().await;

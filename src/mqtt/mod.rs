@@ -5,7 +5,9 @@
 //! - [`aggregate`]: the games of many hosts put together, in tournament board order
 //!   (sans-IO);
 //! - [`follow`]: `eboardd relay --mqtt URL` and `eboardd watch --mqtt URL`, the broker's
-//!   messages fed to [`aggregate`] and to the relay's PGN, HTTP and lichess sinks.
+//!   messages fed to [`aggregate`] and to the relay's PGN, HTTP and lichess sinks;
+//! - [`spool`]: the publisher's event messages on disk until the broker acknowledges them,
+//!   so that a daemon restarted while the broker is away loses none.
 //!
 //! The topics, under a prefix (default `eboardd/<host>/`):
 //! - `<prefix>status`: `online`, or `offline` (the last will), retained;
@@ -25,6 +27,7 @@ pub mod aggregate;
 pub mod follow;
 pub mod message;
 pub mod publish;
+pub mod spool;
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;

@@ -7,14 +7,18 @@
 //! order, one drives the client's connection.
 //!
 //! A broker that is away stops nothing: the queue holds the messages in memory (in order)
-//! until the connection is back. Messages the broker had not acknowledged when it went
-//! away may be lost if the broker forgets the session (restarted without persistence);
-//! every board's latest state is published again on each connection, and it carries the
-//! whole game, so consumers catch up whatever was lost. The status topic says `online` on
-//! each connection; the broker says `offline` for us (the last will) when the connection
-//! drops, and we say it on a clean stop.
+//! until the connection is back, and every event message is also kept on disk ([`spool`])
+//! until the broker acknowledges it. A daemon stopped or killed meanwhile publishes those
+//! first when it runs again, with the `run` and `seq` they were given, before anything of
+//! its new life. Messages the broker had acknowledged may still be lost if the broker
+//! forgets them (restarted without persistence); every board's latest state is published
+//! again on each connection, and it carries the whole game, so consumers catch up whatever
+//! was lost. The status topic says `online` on each connection; the broker says `offline`
+//! for us (the last will) when the connection drops, and we say it on a clean stop.
+//!
+//! [`spool`]: super::spool
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
@@ -23,6 +27,7 @@ use tokio::sync::{broadcast, mpsc};
 use tokio::task::JoinHandle;
 
 use super::message::{ClockState, EventMessage, GameState, Position, StateMessage};
+use super::spool::{SAVE_PERIOD, Spool, Spooled};
 use super::{MqttError, MqttSettings};
 use crate::daemon::board::{BoardHandle, BoardStatus};
 use crate::daemon::complaint::{Complaint, Say};
@@ -41,6 +46,40 @@ struct Outgoing {
     topic: String,
     payload: String,
     retain: bool,
+    /// The board and position of a spooled event message.
+    tag: Tag,
+}
+
+/// What the broker's acknowledgement of a message means for the spool: `(board, position)`
+/// of an event message, `None` for the others.
+type Tag = Option<(u32, Position)>;
+
+/// The tags of the messages handed to the MQTT client, in the order handed: the client
+/// numbers them (packet ids) in that order.
+type Handed = Arc<Mutex<VecDeque<Tag>>>;
+
+/// The spool, if it could be opened, and how writing to it goes.
+#[derive(Clone)]
+struct Disk {
+    spool: Arc<Mutex<Spool>>,
+    trouble: Arc<Mutex<Complaint>>,
+}
+
+impl Disk {
+    /// Notes the outcome of a spool write, logging a failure once and its end once.
+    fn note(&self, outcome: std::io::Result<()>) {
+        let said = lock(&self.trouble).note(outcome.map_err(|e| {
+            let kind = format!("{:?}", e.kind());
+            (e, kind)
+        }));
+        match said {
+            Some(Say::Failing(e)) => tracing::warn!(
+                "MQTT spool: {e}; events are published from memory only until the disk takes them"
+            ),
+            Some(Say::Cleared) => tracing::info!("MQTT spool written again"),
+            None => {}
+        }
+    }
 }
 
 /// What the board tasks share.
@@ -51,6 +90,8 @@ struct Shared {
     run: u64,
     round: PgnTags,
     outbox: mpsc::UnboundedSender<Outgoing>,
+    /// Where event messages wait for the broker's acknowledgement (none: memory only).
+    disk: Option<Disk>,
     /// Each board's last event number in this run (kept when a board is detached and
     /// attached again, so that its numbers go on).
     seqs: Arc<Mutex<HashMap<u32, u64>>>,
@@ -66,17 +107,32 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 pub struct Publisher {
     client: AsyncClient,
     status_topic: String,
+    handed: Handed,
+    disk: Option<Disk>,
+    /// The task handing the queue to the client.
+    sender: JoinHandle<()>,
     tasks: Vec<JoinHandle<()>>,
 }
 
 impl Publisher {
-    /// Says `offline` and disconnects (bounded: a broker that is away is not waited for).
+    /// Says `offline` and disconnects (bounded: a broker that is away is not waited for);
+    /// what the broker acknowledged is written to the spool's marks.
     pub async fn stop(self) {
-        let offline = async {
-            let _ = self
+        // Nothing more is handed to the client but `offline`.
+        self.sender.abort();
+        let _ = self.sender.await;
+        {
+            let mut handed = lock(&self.handed);
+            handed.push_back(None);
+            if self
                 .client
-                .publish(&self.status_topic, QoS::AtLeastOnce, true, "offline")
-                .await;
+                .try_publish(&self.status_topic, QoS::AtLeastOnce, true, "offline")
+                .is_err()
+            {
+                handed.pop_back();
+            }
+        }
+        let offline = async {
             let _ = self.client.disconnect().await;
             // Let the connection task send them.
             tokio::time::sleep(Duration::from_millis(100)).await;
@@ -84,6 +140,10 @@ impl Publisher {
         let _ = tokio::time::timeout(Duration::from_secs(1), offline).await;
         for t in self.tasks {
             t.abort();
+        }
+        if let Some(disk) = &self.disk {
+            let saved = lock(&disk.spool).save();
+            disk.note(saved);
         }
     }
 }
@@ -109,37 +169,119 @@ pub fn spawn_publisher(
     options.set_clean_session(false);
     let (client, eventloop) = AsyncClient::new(options, 256);
     let (outbox, queued) = mpsc::unbounded_channel();
-    let run = SystemTime::now()
+    let mut run = SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX));
+    let spool_dir = daemon.options().state_dir.join("mqtt");
+    let disk = match Spool::open(&spool_dir) {
+        Ok((spool, pending, last_run)) => {
+            // A later life than every one before, whatever the clock says.
+            run = run.max(last_run.saturating_add(1));
+            if let Err(e) = spool.set_run(run) {
+                tracing::warn!("MQTT spool {}: {e}", spool_dir.display());
+            }
+            if !pending.is_empty() {
+                tracing::info!(
+                    messages = pending.len(),
+                    "MQTT: events the broker did not acknowledge before the daemon stopped are published first"
+                );
+            }
+            // Before anything of this life.
+            for (board, m) in pending {
+                let _ = outbox.send(Outgoing {
+                    tag: Some((board, m.at())),
+                    topic: m.topic,
+                    payload: m.payload,
+                    retain: false,
+                });
+            }
+            Some(Disk {
+                spool: Arc::new(Mutex::new(spool)),
+                trouble: Arc::default(),
+            })
+        }
+        Err(e) => {
+            tracing::warn!(
+                "MQTT spool {}: {e}; events are published from memory only",
+                spool_dir.display()
+            );
+            None
+        }
+    };
+    let handed = Handed::default();
     let shared = Shared {
         name,
         prefix,
         run,
         round,
         outbox,
+        disk: disk.clone(),
         seqs: Arc::default(),
         states: Arc::default(),
     };
     let changes = daemon.subscribe();
-    let tasks = vec![
-        tokio::spawn(drive(eventloop, shared.clone(), status_topic.clone())),
-        tokio::spawn(send(client.clone(), queued)),
+    let mut tasks = vec![
+        tokio::spawn(drive(
+            eventloop,
+            shared.clone(),
+            status_topic.clone(),
+            handed.clone(),
+        )),
         tokio::spawn(follow_boards(daemon, shared, changes)),
     ];
+    if let Some(disk) = disk.clone() {
+        tasks.push(tokio::spawn(save_marks(disk)));
+    }
+    let sender = tokio::spawn(send(client.clone(), queued, handed.clone()));
     Ok(Publisher {
         client,
         status_topic,
+        handed,
+        disk,
+        sender,
         tasks,
     })
 }
 
-/// Drives the connection: reconnects (every second while the broker is away) and says
-/// `online` and every board's state again on each connection.
-async fn drive(mut eventloop: rumqttc::EventLoop, shared: Shared, status_topic: String) {
+/// Writes the spool's marks every [`SAVE_PERIOD`].
+async fn save_marks(disk: Disk) {
+    let mut tick = tokio::time::interval(SAVE_PERIOD);
+    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    loop {
+        tick.tick().await;
+        let saved = lock(&disk.spool).save();
+        disk.note(saved);
+    }
+}
+
+/// Drives the connection: reconnects (every second while the broker is away), says
+/// `online` and every board's state again on each connection, and tells the spool which
+/// event messages the broker acknowledged.
+async fn drive(
+    mut eventloop: rumqttc::EventLoop,
+    shared: Shared,
+    status_topic: String,
+    handed: Handed,
+) {
     let mut trouble = Complaint::new();
+    // The tag of each packet id the client has sent and the broker not yet acknowledged.
+    let mut inflight: HashMap<u16, Tag> = HashMap::new();
     loop {
         match eventloop.poll().await {
+            Ok(Event::Outgoing(rumqttc::Outgoing::Publish(pkid))) => {
+                // A packet id seen before is the same message sent again (reconnected).
+                if pkid != 0 && !inflight.contains_key(&pkid) {
+                    let tag = lock(&handed).pop_front().flatten();
+                    inflight.insert(pkid, tag);
+                }
+            }
+            Ok(Event::Incoming(Packet::PubAck(ack))) => {
+                if let (Some(Some((board, at))), Some(disk)) =
+                    (inflight.remove(&ack.pkid), &shared.disk)
+                {
+                    lock(&disk.spool).acked(board, at);
+                }
+            }
             Ok(Event::Incoming(Packet::ConnAck(_))) => {
                 if let Some(Say::Cleared) = trouble.note::<String>(Ok(())) {
                     tracing::info!("MQTT broker reached again");
@@ -150,6 +292,7 @@ async fn drive(mut eventloop: rumqttc::EventLoop, shared: Shared, status_topic: 
                     topic: status_topic.clone(),
                     payload: "online".into(),
                     retain: true,
+                    tag: None,
                 });
                 let states: Vec<Outgoing> = lock(&shared.states).values().cloned().collect();
                 for state in states {
@@ -170,15 +313,33 @@ async fn drive(mut eventloop: rumqttc::EventLoop, shared: Shared, status_topic: 
     }
 }
 
-/// Hands the queue to the client, in order; waits while the client's own queue is full.
-async fn send(client: AsyncClient, mut queued: mpsc::UnboundedReceiver<Outgoing>) {
+/// Hands the queue to the client, in order, noting each message's tag as it goes; waits
+/// while the client's own queue is full.
+async fn send(client: AsyncClient, mut queued: mpsc::UnboundedReceiver<Outgoing>, handed: Handed) {
     while let Some(m) = queued.recv().await {
-        if client
-            .publish(m.topic, QoS::AtLeastOnce, m.retain, m.payload)
-            .await
-            .is_err()
-        {
-            break;
+        loop {
+            // The tag and the message go together or not at all (no await between them).
+            let full = {
+                let mut tags = lock(&handed);
+                tags.push_back(m.tag);
+                match client.try_publish(
+                    m.topic.clone(),
+                    QoS::AtLeastOnce,
+                    m.retain,
+                    m.payload.clone(),
+                ) {
+                    Ok(()) => false,
+                    Err(rumqttc::ClientError::TryRequest(_)) => {
+                        tags.pop_back();
+                        true
+                    }
+                    Err(_) => return,
+                }
+            };
+            if !full {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
         }
     }
 }
@@ -278,10 +439,29 @@ impl BoardFeed {
             },
             event: event.clone(),
         };
+        let topic = self.topic("event");
+        let payload = message.to_json();
+        if let Some(disk) = &self.shared.disk {
+            let spooled = Spooled {
+                run: self.shared.run,
+                seq,
+                topic: topic.clone(),
+                payload: payload.clone(),
+            };
+            let written = lock(&disk.spool).append(self.id, &spooled);
+            disk.note(written);
+        }
         let _ = self.shared.outbox.send(Outgoing {
-            topic: self.topic("event"),
-            payload: message.to_json(),
+            topic,
+            payload,
             retain: false,
+            tag: Some((
+                self.id,
+                Position {
+                    run: self.shared.run,
+                    seq,
+                },
+            )),
         });
         self.record.apply(&event.event);
         self.pgn.apply(self.id, &event.event);
@@ -321,6 +501,7 @@ impl BoardFeed {
             topic: self.topic("state"),
             payload: state.to_json(),
             retain: true,
+            tag: None,
         };
         lock(&self.shared.states).insert(self.id, message.clone());
         let _ = self.shared.outbox.send(message);

@@ -21,6 +21,10 @@ use crate::daemon::{BoardChange, Daemon};
 use crate::event::{GameEvent, TimedEvent};
 use crate::game::record::GameRecord;
 
+/// How many boards one lichess round takes, when there are several (lichess keeps
+/// [`super::lichess::MAX_GAMES`] games in a round).
+pub const ROUND_GAMES: u32 = super::lichess::MAX_GAMES as u32;
+
 /// One board's game as the relay keeps it.
 #[derive(Debug, Default)]
 struct BoardGame {
@@ -65,7 +69,8 @@ pub fn shows_game(status: &BoardStatus) -> bool {
 pub struct PgnDir {
     dir: Option<PathBuf>,
     http: Option<Arc<RelayState>>,
-    push: Option<watch::Sender<String>>,
+    /// The lichess rounds pushed to, in order: see [`PgnDir::push_to`].
+    push: Vec<watch::Sender<String>>,
     round: PgnTags,
     boards: BTreeMap<u32, BoardGame>,
 }
@@ -108,7 +113,7 @@ impl PgnDir {
         PgnDir {
             dir: Some(dir.into()),
             http: None,
-            push: None,
+            push: Vec::new(),
             round,
             boards: BTreeMap::new(),
         }
@@ -119,7 +124,7 @@ impl PgnDir {
         PgnDir {
             dir: None,
             http: None,
-            push: None,
+            push: Vec::new(),
             round,
             boards: BTreeMap::new(),
         }
@@ -131,10 +136,30 @@ impl PgnDir {
         self
     }
 
-    /// Also hands every new `games.pgn` to `push` (`--lichess-round`).
+    /// Also hands the games of one more lichess round to `push` (`--lichess-round`), each
+    /// time they change. With one round, it gets every board (the text of `games.pgn`).
+    /// A lichess round keeps [`ROUND_GAMES`] games, so with several rounds, in the order
+    /// they were given, round `k` (from 0) gets boards `64k + 1` to `64k + 64` by board
+    /// number, in board order, and the last round every board after those too.
     pub fn push_to(mut self, push: watch::Sender<String>) -> PgnDir {
-        self.push = Some(push);
+        self.push.push(push);
         self
+    }
+
+    /// The text each pushed round gets now (see [`PgnDir::push_to`]), given the text of
+    /// every board.
+    fn round_texts(&self, games: &str) -> Vec<String> {
+        let rounds = self.push.len();
+        if rounds <= 1 {
+            return vec![games.to_string(); rounds];
+        }
+        let last = rounds - 1;
+        let mut parts: Vec<Vec<String>> = vec![Vec::new(); rounds];
+        for (&id, board) in &self.boards {
+            let k = usize::try_from(id / ROUND_GAMES).map_or(last, |k| k.min(last));
+            parts[k].push(board.pgn());
+        }
+        parts.into_iter().map(|p| p.join("\n")).collect()
     }
 
     /// Publishes one event of board `id` as a JSON line with the board's number (from 1)
@@ -264,14 +289,14 @@ impl PgnDir {
         }
     }
 
-    /// Hands the round's PGN to the push and publishes it over HTTP.
+    /// Hands the round's PGN to the pushes and publishes it over HTTP.
     fn publish(&self, texts: Texts) {
         let Texts { boards, games } = texts;
-        if let Some(push) = &self.push {
+        for (push, text) in self.push.iter().zip(self.round_texts(&games)) {
             push.send_if_modified(|pushed| {
-                let changed = *pushed != games;
+                let changed = *pushed != text;
                 if changed {
-                    pushed.clone_from(&games);
+                    *pushed = text;
                 }
                 changed
             });
@@ -494,6 +519,70 @@ mod tests {
             uci: Some(uci.into()),
             san: Some(san.into()),
         }
+    }
+
+    /// The `Round` tags of a pushed text, in order.
+    fn rounds_of(text: &str) -> Vec<String> {
+        text.lines()
+            .filter_map(|l| l.strip_prefix("[Round \"")?.strip_suffix("\"]"))
+            .map(str::to_string)
+            .collect()
+    }
+
+    #[test]
+    fn boards_are_split_over_the_pushed_rounds_64_each_in_board_order() {
+        let tags = PgnTags {
+            round: Some("2".into()),
+            ..PgnTags::default()
+        };
+        let mut receivers = Vec::new();
+        let mut files = PgnDir::in_memory(tags);
+        for _ in 0..3 {
+            let (tx, rx) = watch::channel(String::new());
+            files = files.push_to(tx);
+            receivers.push(rx);
+        }
+        // Added out of order, with a gap (board 100 is missing).
+        for id in (0..130).rev().filter(|&id| id != 99) {
+            files.add_board(id, None, None);
+        }
+        assert!(files.apply(129, &mv(1, "e2e4", "e4", None)));
+        files.write(129).expect("in memory");
+        let texts: Vec<String> = receivers.iter().map(|r| r.borrow().clone()).collect();
+        let want = |from: u32, to: u32| -> Vec<String> {
+            (from..=to)
+                .filter(|&n| n != 100)
+                .map(|n| format!("2.{n}"))
+                .collect()
+        };
+        assert_eq!(rounds_of(&texts[0]), want(1, 64));
+        assert_eq!(rounds_of(&texts[1]), want(65, 128));
+        assert_eq!(rounds_of(&texts[2]), want(129, 130));
+        assert!(texts[2].contains("1. e4 *"), "{}", texts[2]);
+        // Every game once, each as in games.pgn.
+        assert_eq!(texts.join("\n"), files.games_pgn());
+
+        // Two rounds: the last takes every board past the first 64.
+        let (tx, one) = watch::channel(String::new());
+        let (tx2, two) = watch::channel(String::new());
+        let mut files = PgnDir::in_memory(PgnTags::default())
+            .push_to(tx)
+            .push_to(tx2);
+        for id in 0..130 {
+            files.add_board(id, None, None);
+        }
+        files.write(0).expect("in memory");
+        assert_eq!(rounds_of(&one.borrow()).len(), 64);
+        assert_eq!(rounds_of(&two.borrow()).len(), 66);
+
+        // One round: every board, the text of games.pgn.
+        let (tx, all) = watch::channel(String::new());
+        let mut files = PgnDir::in_memory(PgnTags::default()).push_to(tx);
+        for id in 0..70 {
+            files.add_board(id, None, None);
+        }
+        files.write(0).expect("in memory");
+        assert_eq!(*all.borrow(), files.games_pgn());
     }
 
     #[test]

@@ -9,6 +9,10 @@
 //! server's `Retry-After` (seconds); a `429 Too Many Requests` without one waits a minute, as
 //! lichess asks. The reply's per-game errors are logged.
 //!
+//! A lichess round keeps 64 games: a hall with more boards gives several rounds
+//! (`--lichess-round ID1,ID2`), each pushed on its own as above, the first with boards 1 to
+//! 64, the next with boards 65 to 128, and so on ([`spawn_lichess_pushes`]).
+//!
 //! The token is read from a file ([`LichessToken::read`]) and is never written anywhere but
 //! the request's header: not in logs, errors or `Debug` output. The HTTP client's wire
 //! traces, which would show it, are kept out of the logs by [`loggable`]. The HTTP client
@@ -22,6 +26,7 @@ use std::time::Duration;
 
 use tokio::sync::watch;
 
+use super::files::PgnDir;
 use super::push::{Done, PushSchedule};
 use crate::time::Time;
 
@@ -158,6 +163,9 @@ pub enum PushSetupError {
     /// The base address is not `http://` or `https://`.
     #[error("--lichess-url {0}: expected http://HOST[:PORT] or https://HOST[:PORT]")]
     Url(String),
+    /// A round is given twice.
+    #[error("--lichess-round {0} is given twice: each round takes its own 64 boards")]
+    Twice(String),
 }
 
 /// What a push got back.
@@ -302,6 +310,52 @@ fn game_errors(body: &str) -> (usize, Vec<String>) {
     (games.len(), errors)
 }
 
+/// Starts one push for each of `pushers` (one per lichess round, in the order given), fed
+/// by `files`: the first round gets boards 1 to 64, the next 65 to 128, and so on (see
+/// [`PgnDir::push_to`]). Returns `files`, now feeding them, and the push tasks.
+pub fn spawn_lichess_pushes(
+    mut files: PgnDir,
+    pushers: Vec<LichessPush>,
+) -> (PgnDir, Vec<tokio::task::JoinHandle<()>>) {
+    let mut tasks = Vec::with_capacity(pushers.len());
+    for pusher in pushers {
+        let (tx, rx) = watch::channel(String::new());
+        files = files.push_to(tx);
+        tasks.push(spawn_lichess_push(pusher, rx));
+    }
+    (files, tasks)
+}
+
+/// The pushes of `--lichess-round ID[,ID...]` to the lichess at `base`, all with the token
+/// of `token_file` (and the warning to log about the file, if any). A round given twice is
+/// an error.
+pub fn lichess_pushes(
+    base: &str,
+    rounds: &[String],
+    token_file: &Path,
+) -> Result<(Vec<LichessPush>, Option<String>), PushError> {
+    let (token, warning) = LichessToken::read(token_file)?;
+    let mut pushers: Vec<LichessPush> = Vec::with_capacity(rounds.len());
+    for round in rounds {
+        if pushers.iter().any(|p| p.round() == round) {
+            return Err(PushSetupError::Twice(round.clone()).into());
+        }
+        pushers.push(LichessPush::new(base, round, token.clone())?);
+    }
+    Ok((pushers, warning))
+}
+
+/// Why the pushes cannot start.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum PushError {
+    /// The token file.
+    #[error(transparent)]
+    Token(#[from] TokenError),
+    /// A round ID or the base address.
+    #[error(transparent)]
+    Setup(#[from] PushSetupError),
+}
+
 /// Starts pushing `games` (the round's PGN as it changes; empty: nothing yet) with
 /// `pusher`, until `games`' sender is dropped.
 pub fn spawn_lichess_push(
@@ -335,8 +389,10 @@ async fn run_push(pusher: Arc<LichessPush>, mut games: watch::Receiver<String>) 
                 if count > MAX_GAMES && !warned_games {
                     warned_games = true;
                     tracing::warn!(
+                        round = pusher.round(),
                         games = count,
-                        "a lichess round keeps {MAX_GAMES} games at most; the others are refused"
+                        "a lichess round keeps {MAX_GAMES} games at most; the others are \
+                         refused: give one more --lichess-round for every {MAX_GAMES} boards"
                     );
                 }
                 let p = Arc::clone(&pusher);
@@ -501,6 +557,32 @@ mod tests {
             p.endpoint(),
             "https://lichess.org/api/broadcast/round/abcd1234/push"
         );
+    }
+
+    #[test]
+    fn each_round_gets_its_push_and_a_round_given_twice_is_refused() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("token");
+        std::fs::write(&path, TOKEN).expect("write");
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o600)).expect("chmod");
+        let rounds = ["first111".to_string(), "second22".to_string()];
+        let (pushers, warning) = lichess_pushes(LICHESS, &rounds, &path).expect("pushes");
+        assert_eq!(warning, None);
+        let endpoints: Vec<&str> = pushers.iter().map(LichessPush::endpoint).collect();
+        assert_eq!(
+            endpoints,
+            [
+                "https://lichess.org/api/broadcast/round/first111/push",
+                "https://lichess.org/api/broadcast/round/second22/push"
+            ]
+        );
+        let twice = ["first111".to_string(), "first111".to_string()];
+        let e = lichess_pushes(LICHESS, &twice, &path).expect_err("twice");
+        assert_eq!(
+            e,
+            PushError::Setup(PushSetupError::Twice("first111".into()))
+        );
+        assert!(e.to_string().contains("given twice"), "{e}");
     }
 
     #[test]

@@ -45,6 +45,17 @@ pub(super) fn merged(earlier: &[SquareEvent], later: &[SquareEvent]) -> Vec<Squa
     out
 }
 
+/// Where the piece `m` captures stood.
+fn victim_square(m: Move) -> Option<Square> {
+    match m {
+        Move::EnPassant { from, to } => Some(Square::from_coords(to.file(), from.rank())),
+        _ => m.capture().map(|_| m.to()),
+    }
+}
+
+/// How soon after the capture was confirmed its captured piece may be set down near it.
+const SET_DOWN_FRESH: Duration = Duration::from_secs(2);
+
 /// How far from the capture square a captured piece may be set down (squares, any
 /// direction).
 const SET_DOWN_NEAR: u32 = 2;
@@ -89,11 +100,7 @@ fn were_taken(
     for m in c.moves() {
         let from = m.from().map_or(Bitboard::EMPTY, Bitboard::from);
         let start = first_lift(from);
-        let victim = match m {
-            Move::EnPassant { from, to } => Some(Square::from_coords(to.file(), from.rank())),
-            _ => m.capture().map(|_| m.to()),
-        };
-        if let Some(sq) = victim
+        if let Some(sq) = victim_square(m)
             && let Some(piece) = pos.board().piece_at(sq)
         {
             let mut began = first_lift(from | Bitboard::from(sq));
@@ -130,13 +137,17 @@ fn were_taken(
 /// capture after the capture can have begun. A history that leaves a piece seen on a square
 /// where none of its plies could have put it (a bishop seen on b3 for seconds, in a history
 /// where it went to b5) is not the game played.
+///
+/// `earlier` holds the pieces put down, square by square, by the ply before the history
+/// (the events of a ply confirmed with the next one may be in both plies' logs).
 fn placements_accounted(
     base: &BaseMoves,
     c: &Candidate,
     evidence: &Evidence,
     slack: Duration,
+    earlier: &[u16; 64],
 ) -> bool {
-    let mut put = [0u16; 64];
+    let mut put = *earlier;
     let before = base.pos.board();
     for sq in evidence.placed {
         if let Some(p) = before.piece_at(sq) {
@@ -221,14 +232,38 @@ impl Tracker {
     /// proves other plies were played (see the module documentation): `Ok(true)` when the
     /// game was taken back to that position (the `retract`s are emitted; the caller then
     /// confirms the right plies), `Err(Some(t))` when a history may be proved at `t`.
-    pub(super) fn try_correct(&mut self, now: Time) -> Result<bool, Option<Time>> {
+    ///
+    /// A history is weighed by its shortest explanations alone: of two readings of the same
+    /// reports, the one with fewer plies played in that time is the game. `rival`: the
+    /// confirmed game explains the board too (a piece of its last ply lifted again first);
+    /// then only the last ply may be undone, and only by a history that needs fewer plies in
+    /// all than the confirmed game's explanations.
+    pub(super) fn try_correct(&mut self, now: Time, rival: bool) -> Result<bool, Option<Time>> {
         self.find_histories();
         let window = self.slide_window();
         let mut wake: Option<Time> = None;
         let mut chosen: Option<(usize, Move)> = None;
         for (i, h) in self.histories.found.iter().enumerate() {
+            if rival && h.undo > 1 {
+                continue;
+            }
+            let Some(min) = h
+                .cands
+                .iter()
+                .filter(|c| c.cost() == 0 && c.complete && c.len > 0)
+                .map(|c| c.len)
+                .min()
+            else {
+                continue;
+            };
+            // Fewer plies in all than any explanation of the confirmed game.
+            if rival && self.cands.iter().any(|c| c.cost() == 0 && c.len < min) {
+                continue;
+            }
+            let shortest: Vec<Candidate> =
+                h.cands.iter().filter(|c| c.len <= min).copied().collect();
             let verdict = decide(
-                &h.cands,
+                &shortest,
                 self.timing_for(now, Some(h.base.turn())),
                 |c| self.first_moves_on(&h.base, c, &h.evidence, h.base.turn()),
                 |c| h.base.first_slid(c, &h.evidence, window),
@@ -305,6 +340,37 @@ impl Tracker {
                 };
                 let base = BaseMoves::new(pos.clone());
                 let evidence = Box::new(Evidence::from_log(&log));
+                // What the ply before the history put down: its own events (a ply
+                // confirmed with the next one may share them), and the piece it captured,
+                // set down near the capture for a moment (the events of that come after
+                // the ply's last).
+                let mut earlier = [0u16; 64];
+                if let Some(i) = (n - undo).checked_sub(1) {
+                    let before = &plies[i];
+                    for ev in &before.log {
+                        if let Some(p) = ev.after {
+                            earlier[ev.square.to_usize()] |= piece_bit(p);
+                        }
+                    }
+                    if let (Some(role), Some(at), Some(mover)) = (
+                        before.mv.capture(),
+                        victim_square(before.mv),
+                        game.position_at(i).map(|p| p.turn()),
+                    ) {
+                        let bit = piece_bit(Piece {
+                            color: !mover,
+                            role,
+                        });
+                        // Set down at once, while the capture is fresh.
+                        let fresh = before.confirmed_at + SET_DOWN_FRESH;
+                        for sq in Bitboard::FULL {
+                            let put = evidence.first_placed_at[sq.to_usize()];
+                            if sq.distance(at) <= SET_DOWN_NEAR && put.is_some_and(|t| t <= fresh) {
+                                earlier[sq.to_usize()] |= bit;
+                            }
+                        }
+                    }
+                }
                 let view = sight(&self.cfg, &self.sensed, Bitboard::EMPTY, &evidence);
                 let mut cands = Vec::new();
                 explain::explain(&base, &view, self.cfg.max_plies, Keep::Cheapest, &mut cands);
@@ -315,11 +381,12 @@ impl Tracker {
                 // moment beside the board's play.
                 let slack = view.order_slack;
                 let identity = self.cfg.piece_identity;
+
                 cands.retain(|c| {
                     c.len == 0
                         || (c.complete
                             && if identity {
-                                placements_accounted(&base, c, &evidence, slack)
+                                placements_accounted(&base, c, &evidence, slack, &earlier)
                             } else {
                                 c.strays == 0 || strays_were_taken(&base, c, &evidence, slack)
                             })

@@ -670,9 +670,13 @@ impl Tracker {
                 }
             }
             // Squares tolerated as stale sensors may hide a misread ply: a history that
-            // explains the board without them wins.
-            if self.ghost.any() && !matches!(verdict, Verdict::Unexplained(_)) {
-                match self.try_correct(now) {
+            // explains the board without them wins. So may a piece of the last move lifted
+            // again before anything else (a slider that rested on its way and went on, the
+            // opponent replying at once): read as the opponent's ply first, it would make
+            // the next ply of the mover out of the rest of the slide.
+            let moved_on = self.last_piece_lifted_first();
+            if (self.ghost.any() || moved_on) && !matches!(verdict, Verdict::Unexplained(_)) {
+                match self.try_correct(now, !self.ghost.any()) {
                     Ok(true) => continue,
                     Ok(false) => {}
                     Err(t) => history_at = t,
@@ -706,7 +710,7 @@ impl Tracker {
                         Ok(false) => {}
                         Err(t) => self.timeout = t,
                     }
-                    match self.try_correct(now) {
+                    match self.try_correct(now, false) {
                         Ok(true) => continue,
                         Ok(false) => {}
                         Err(t) => history_at = t,
@@ -1048,6 +1052,18 @@ impl Tracker {
         true
     }
 
+    /// Whether the first square lifted since the last confirmed ply is that ply's
+    /// destination: its piece lifted again before the opponent touched anything.
+    fn last_piece_lifted_first(&self) -> bool {
+        let Some(last) = self.game.as_ref().and_then(|g| g.plies().last()) else {
+            return false;
+        };
+        self.log
+            .iter()
+            .find(|e| e.before.is_some() && e.after.is_none() && !e.whole)
+            .is_some_and(|e| e.square == last.mv.to())
+    }
+
     /// The piece of the last confirmed move has moved on to another square before the
     /// opponent touched anything: withdraw the move (the caller then confirms the new one).
     fn try_retract(&mut self, now: Time) -> Result<bool, Option<Time>> {
@@ -1087,9 +1103,23 @@ impl Tracker {
         let Some(e) = bm.effect(m) else {
             return Ok(false);
         };
-        // Only the piece of the last move may have moved since.
+        // Only the piece of the last move may have moved since (a stray piece taken off a
+        // square where the game has none, a captured piece set down for a moment, is no
+        // move of anybody's).
         let allowed = last_e.touched | e.touched | e.path;
-        if m.from() != from || self.log.iter().any(|ev| !allowed.contains(ev.square)) {
+        let board = prev.board();
+        let stray = |ev: &SquareEvent| {
+            ev.after.is_none()
+                && ev.before.is_some()
+                && board.piece_at(ev.square).is_none()
+                && self.sensed.piece_at(ev.square).is_none()
+        };
+        if m.from() != from
+            || self
+                .log
+                .iter()
+                .any(|ev| !allowed.contains(ev.square) && !stray(ev))
+        {
             return Ok(false);
         }
         if !self.stable_for(now, self.cfg.settle) {

@@ -141,6 +141,18 @@ pub async fn start_relay(
     tokio::task::JoinHandle<()>,
     std::net::SocketAddr,
 ) {
+    start_relay_with(broker.settings("test-relay"), map).await
+}
+
+/// [`start_relay`] with these MQTT settings.
+pub async fn start_relay_with(
+    settings: eboardd::mqtt::MqttSettings,
+    map: BoardMap,
+) -> (
+    tokio::task::JoinHandle<()>,
+    tokio::task::JoinHandle<()>,
+    std::net::SocketAddr,
+) {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
         .await
         .expect("bind");
@@ -148,15 +160,19 @@ pub async fn start_relay(
     let state = RelayState::new();
     let server = tokio::spawn(eboardd::relay::http::serve(listener, state.clone()));
     let files = PgnDir::in_memory(round()).serve(state);
-    let relay = spawn_relay(&broker.settings("test-relay"), map, files).expect("relay");
+    let relay = spawn_relay(&settings, map, files).expect("relay");
     (relay, server, addr)
 }
 
-/// One HTTP GET: the body of a 200 answer, else `None`.
+/// One HTTP GET: the body of a 200 answer, else `None`. The answer is read to the end of
+/// the connection, so the request asks the server to close it (`Connection: close`):
+/// without that, an HTTP/1.1 server keeps the connection open for the next request, and the
+/// answer, the relay as it was when asked, would come out only when the server gives up
+/// waiting (10 s later).
 async fn get(addr: std::net::SocketAddr, path: &str) -> Option<String> {
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
     let mut s = tokio::net::TcpStream::connect(addr).await.ok()?;
-    let req = format!("GET {path} HTTP/1.1\r\nHost: {addr}\r\n\r\n");
+    let req = format!("GET {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n");
     s.write_all(req.as_bytes()).await.ok()?;
     let mut out = String::new();
     s.read_to_string(&mut out).await.ok()?;

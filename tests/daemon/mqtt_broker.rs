@@ -30,6 +30,8 @@ pub struct Broker {
     log: PathBuf,
     /// Its port on 127.0.0.1.
     pub port: u16,
+    /// Whether its listener speaks TLS.
+    tls: bool,
     child: Option<Child>,
 }
 
@@ -37,6 +39,24 @@ impl Broker {
     /// Starts a broker with its files under `dir`; `None` (after saying why) when mosquitto
     /// is not installed and not required.
     pub fn start(dir: &Path) -> Option<Broker> {
+        Broker::start_with(dir, "")
+    }
+
+    /// [`Broker::start`] with a TLS listener (and no other): the certificate chain
+    /// `cert_file` and its key `key_file` (PEM). Its URL is then `mqtts://`.
+    pub fn start_tls(dir: &Path, cert_file: &Path, key_file: &Path) -> Option<Broker> {
+        let tls = format!(
+            "certfile {}\nkeyfile {}\n",
+            cert_file.display(),
+            key_file.display()
+        );
+        let mut broker = Broker::start_with(dir, &tls)?;
+        broker.tls = true;
+        Some(broker)
+    }
+
+    /// Starts a broker whose listener has `listener_options` (configuration lines) too.
+    fn start_with(dir: &Path, listener_options: &str) -> Option<Broker> {
         let Some(program) = program() else {
             if std::env::var("EBOARDD_REQUIRE_MOSQUITTO").as_deref() == Ok("1") {
                 panic!(
@@ -56,8 +76,8 @@ impl Broker {
         // and retained message, the worst case for the hosts and the relay.
         write!(
             file,
-            "listener {port} 127.0.0.1\nallow_anonymous true\npersistence false\n\
-             max_queued_messages 100000\n"
+            "listener {port} 127.0.0.1\n{listener_options}allow_anonymous true\n\
+             persistence false\nmax_queued_messages 100000\n"
         )
         .expect("write broker config");
         let mut broker = Broker {
@@ -65,6 +85,7 @@ impl Broker {
             config,
             log: dir.join("mosquitto.log"),
             port,
+            tls: false,
             child: None,
         };
         broker.restart();
@@ -73,7 +94,13 @@ impl Broker {
 
     /// The broker's URL.
     pub fn url(&self) -> String {
-        format!("mqtt://127.0.0.1:{}", self.port)
+        let scheme = if self.tls { "mqtts" } else { "mqtt" };
+        format!("{scheme}://127.0.0.1:{}", self.port)
+    }
+
+    /// What the broker wrote to its log.
+    pub fn log(&self) -> String {
+        std::fs::read_to_string(&self.log).unwrap_or_default()
     }
 
     /// Settings for a client of this broker, named `name`.
