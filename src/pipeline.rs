@@ -87,7 +87,15 @@ pub struct BoardCore {
     /// A confirmed move waiting for its clock press, and until when it waits.
     held: Option<(TimedEvent, Time)>,
     no_press_wait: bool,
+    /// What the tracker was handed since the last whole board, in order (handed again to a
+    /// fresh tracker when a game is taken over, [`BoardCore::resume`]); `None` once longer
+    /// than [`MAX_REPLAY`].
+    replay: Option<Vec<Sensed>>,
 }
+
+/// How many sensed items since the last whole board are kept for a game taken over; past
+/// that, the board as sensed then is handed whole instead.
+const MAX_REPLAY: usize = 1024;
 
 /// What the board said about its link, or bytes dropped to get back in step: the
 /// daemon's core watches the link with them ([`BoardCore::poll_link`]).
@@ -143,6 +151,7 @@ impl BoardCore {
             clocks: MoveClocks::default(),
             held: None,
             no_press_wait: false,
+            replay: Some(Vec::new()),
         }
     }
 
@@ -316,13 +325,53 @@ impl BoardCore {
         Ok(())
     }
 
-    /// Takes over a game already played and published (after a restart): its start FEN
-    /// and its moves in UCI notation.
+    /// Takes over a game already played and published (after a restart, or a game that
+    /// followed its board from another port): its start FEN and its moves in UCI notation.
+    /// What was decided about the game it replaces and not yet polled (a move held for its
+    /// clock press among it) is dropped, and the arbiter starts afresh; the board as sensed
+    /// is then explained from the game's position, so plies played meanwhile are found.
+    ///
+    /// The game is taken over by a fresh tracker, handed again what the board reported since
+    /// its last whole report, in order: a ply under way when the game was taken over is
+    /// followed as if the game had been there all along.
     pub fn resume(&mut self, now: Time, fen: &str, moves: &[String]) -> Result<(), String> {
-        match &mut self.reconstructor {
-            Reconstructor::Tracker(t) => t.resume(now, fen, moves).map_err(|e| e.to_string())?,
-            _ => return Err("this board's moves are not tracked".to_string()),
+        let Reconstructor::Tracker(t) = &mut self.reconstructor else {
+            return Err("this board's moves are not tracked".to_string());
+        };
+        let items = self.replay.clone().unwrap_or_else(|| {
+            vec![Sensed::Board {
+                t: now,
+                board: self.sensing.board(),
+                orientation: self.sensing.orientation(),
+                first: false,
+            }]
+        });
+        let since = items.first().map_or(now, sensed_time).min(now);
+        let mut fresh = Tracker::new(t.config().clone());
+        fresh.resume(since, fen, moves).map_err(|e| e.to_string())?;
+        let arbiter = self
+            .arbiter
+            .as_ref()
+            .map(|a| Arbiter::new(a.config().clone()));
+        if let Some(a) = &arbiter {
+            fresh.set_gate(Some(a.gate(fresh.config().piece_identity)));
         }
+        **t = fresh;
+        self.arbiter = arbiter;
+        self.held = None;
+        self.events.clear();
+        for item in &items {
+            if let Reconstructor::Tracker(t) = &mut self.reconstructor {
+                match item {
+                    Sensed::Board { t: at, board, .. } => t.handle_board(*at, board),
+                    Sensed::Change { t: at, change } => t.handle_change(*at, *change),
+                    Sensed::ClockPress { t: at } => t.handle_clock_press(*at),
+                    _ => {}
+                }
+            }
+            self.collect(sensed_time(item));
+        }
+        self.handle_timeout(now);
         self.collect(now);
         Ok(())
     }
@@ -355,6 +404,19 @@ impl BoardCore {
             self.link.push_back(link);
         }
         if let Reconstructor::Tracker(tracker) = &mut self.reconstructor {
+            match item {
+                Sensed::Board { .. } => self.replay = Some(vec![item.clone()]),
+                Sensed::Change { .. } | Sensed::ClockPress { .. } => {
+                    if let Some(r) = &mut self.replay {
+                        if r.len() < MAX_REPLAY {
+                            r.push(item.clone());
+                        } else {
+                            self.replay = None;
+                        }
+                    }
+                }
+                _ => {}
+            }
             match item {
                 Sensed::Board { t, board, .. } => tracker.handle_board(*t, board),
                 Sensed::Change { t, change } => tracker.handle_change(*t, *change),
@@ -413,5 +475,18 @@ fn view(t: &Tracker) -> View<'_> {
         sensed: t.sensed(),
         held: t.held(),
         identity: t.config().piece_identity,
+    }
+}
+
+/// When a sensed item was read.
+fn sensed_time(item: &Sensed) -> Time {
+    match item {
+        Sensed::Board { t, .. }
+        | Sensed::Change { t, .. }
+        | Sensed::ClockPress { t }
+        | Sensed::Clock { t, .. }
+        | Sensed::Link { t, .. }
+        | Sensed::Skipped { t, .. }
+        | Sensed::Message { t, .. } => *t,
     }
 }

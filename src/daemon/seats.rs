@@ -12,8 +12,8 @@
 //!
 //! [`Seats`] is shared by the daemon and every board's task; a task hands a game to an
 //! attached port through that port's inbox and wakes its task, and writes the journal of
-//! a port no task serves itself. A task that takes a game closes its port and opens it
-//! again at once: the board is read afresh for the game it now follows. This module knows nothing of ports' IO or D-Bus.
+//! a port no task serves itself. A task that takes a game keeps its port open: its core
+//! follows the game it now holds from the board as it stands. This module knows nothing of ports' IO or D-Bus.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};

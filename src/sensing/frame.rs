@@ -44,6 +44,15 @@ impl Frame {
         true
     }
 
+    /// How many indexes hold something else than `pieces` says.
+    pub(super) fn differing(&self, pieces: &[Option<Piece>; 64]) -> usize {
+        self.pieces
+            .iter()
+            .zip(pieces.iter())
+            .filter(|(a, b)| a != b)
+            .count()
+    }
+
     /// How many squares are occupied.
     pub(super) fn count(&self) -> usize {
         self.count

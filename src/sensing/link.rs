@@ -35,6 +35,13 @@ pub enum LinkInfo {
         /// The value.
         data: u8,
     },
+    /// A DGT board's dump, once the board was followed, shows squares changed that no field
+    /// update reported: the board is not in an update mode (the command that asked for it
+    /// was lost, or the board was reset meanwhile).
+    Unreported {
+        /// How many squares.
+        squares: u8,
+    },
 }
 
 impl std::fmt::Display for LinkInfo {
@@ -53,6 +60,7 @@ impl std::fmt::Display for LinkInfo {
             LinkInfo::ClockPresent(p) => write!(f, "clock_present {p}"),
             LinkInfo::Reply(letter) => write!(f, "reply {}", char::from(*letter)),
             LinkInfo::Written { .. } => write!(f, "reply w"),
+            LinkInfo::Unreported { squares } => write!(f, "unreported {squares}"),
         }
     }
 }

@@ -285,6 +285,17 @@ impl Sensing {
         match message {
             dgt::BoardMessage::BoardDump(codes) => {
                 let pieces = codes.map(dgt::piece_from_code);
+                // Once the board is followed, its field updates keep the picture whole: a
+                // dump that differs says they did not come.
+                let unreported = self.frame.differing(&pieces);
+                if self.reported && !self.resync && unreported > 0 {
+                    self.out.push_back(Sensed::Link {
+                        t: now,
+                        info: LinkInfo::Unreported {
+                            squares: u8::try_from(unreported).unwrap_or(u8::MAX),
+                        },
+                    });
+                }
                 self.handle_full(now, pieces);
             }
             dgt::BoardMessage::FieldUpdate { field, code } => {
@@ -352,7 +363,9 @@ impl Sensing {
     }
 
     fn handle_field(&mut self, now: Time, index: usize, piece: Option<Piece>) {
-        if !self.frame.set(index, piece) || !self.reported {
+        // Before the first full report, and after a reconnect until the next one (which is
+        // handed on whole), a change only updates the picture.
+        if !self.frame.set(index, piece) || !self.reported || self.resync {
             return;
         }
         let could_be_start = self.frame.count() == 32

@@ -41,6 +41,14 @@ impl Tracker {
             game.play(mv, now, Vec::new());
         }
         self.base = Some(BaseMoves::new(game.position().clone()));
+        // Until the board has reported, it stands as the game left it: its first report is
+        // then explained from there, the squares that differ being the plies played
+        // meanwhile (as after a reconnect), not every piece put down at once.
+        let seen = self.seen;
+        if !seen {
+            self.sensed = game.position().board().clone();
+            self.seen = true;
+        }
         self.epoch += 1;
         self.game = Some(game);
         self.taken_back = None;
@@ -49,7 +57,7 @@ impl Tracker {
         self.ghost = shakmaty::Bitboard::EMPTY;
         self.reported = shakmaty::Bitboard::EMPTY;
         self.clock_at = None;
-        if self.seen {
+        if seen {
             self.evaluate(now, true);
         }
         Ok(())

@@ -1199,13 +1199,26 @@ fn may_be_taken(e: &Effect, before: &Board, squares: Bitboard, differs: Bitboard
 fn ends_in_turn(plies: &[(Bitboard, Bitboard, Option<Time>)], sight: &Sight<'_>) -> bool {
     let mut later_touched = Bitboard::EMPTY;
     let mut later_start: Option<Time> = None;
+    // Whether a later ply began before the last whole-board report (a change of its came
+    // in it, and nothing of it since).
+    let mut later_in_report = false;
     for &(to, touched, start) in plies.iter().rev() {
+        let end = sight.evidence.earliest_end(to & !later_touched);
         if let Some(ls) = later_start
-            && let Some(end) = sight.evidence.earliest_end(to & !later_touched)
+            && let Some(end) = end
             && end > ls + sight.order_slack
         {
             return false;
         }
+        // A whole-board report is one picture: a piece reported put down after it was put
+        // down after every change it shows, with no slack for the order of a scan.
+        if later_in_report
+            && let (Some(end), Some(w)) = (end, sight.evidence.whole_at)
+            && end > w
+        {
+            return false;
+        }
+        later_in_report |= start.is_none() && (touched & sight.evidence.whole).any();
         later_touched |= touched;
         later_start = match (later_start, start) {
             (Some(a), Some(b)) => Some(a.min(b)),

@@ -7,7 +7,11 @@
 //! only at positions: the shortest sequences of up to [`super::explain::MAX_PLIES`] legal
 //! moves from the confirmed position that end exactly in the reported board. One such
 //! sequence is the plies played; several are reported as a mismatch, since nothing tells
-//! them apart. It is pure chess arithmetic: no time, no events, no IO.
+//! them apart. A board read while a player holds a piece for the next ply is not a jump to
+//! confirm: when one ply fewer explains the board but for one square, emptied of a piece
+//! of the side to move, the longer sequence (which made that piece vanish with a capture
+//! the sensors never saw) waits for the piece to be put down. It is pure chess
+//! arithmetic: no time, no events, no IO.
 
 use shakmaty::{Bitboard, Board, Chess, Move, Position};
 
@@ -24,6 +28,9 @@ pub enum Jump {
     Found(Vec<Move>),
     /// Several sequences of the same, shortest length end in the board.
     Ambiguous,
+    /// A sequence one ply shorter ends in the board but for a piece of the side to move,
+    /// lifted: the board was read mid-move.
+    InHand,
     /// No sequence of at most the given length does.
     None,
 }
@@ -37,11 +44,13 @@ pub fn find(pos: &Chess, board: &Board, identity: bool, max_plies: usize) -> Jum
         nodes: 0,
         found: Vec::new(),
         line: Vec::new(),
+        in_hand: false,
     };
     for len in 1..=max_plies {
         search.walk(pos, len);
         match search.found.len() {
             0 => {}
+            1 if len >= 2 && search.in_hand_after(pos, len - 1) => return Jump::InHand,
             1 => return Jump::Found(search.found.remove(0)),
             _ => return Jump::Ambiguous,
         }
@@ -58,20 +67,56 @@ struct Search<'a> {
     nodes: usize,
     found: Vec<Vec<Move>>,
     line: Vec<Move>,
+    /// Whether the search ends in the board but for one lifted piece of the side to move.
+    in_hand: bool,
 }
 
 impl Search<'_> {
+    /// Whether some sequence of `len` plies from `pos` ends in the board but for one square
+    /// the board shows empty, where the side to move has a piece (held in the hand).
+    fn in_hand_after(&mut self, pos: &Chess, len: usize) -> bool {
+        let mut probe = Search {
+            target: self.target,
+            identity: self.identity,
+            nodes: self.nodes,
+            found: Vec::new(),
+            line: Vec::new(),
+            in_hand: true,
+        };
+        probe.walk(pos, len);
+        self.nodes = probe.nodes;
+        !probe.found.is_empty()
+    }
+
+    /// Whether `pos` is the board, or (looking for a piece in the hand) the board but for
+    /// one square emptied of a piece of the side to move.
+    fn ends(&self, pos: &Chess, differs: Bitboard) -> bool {
+        if !self.in_hand {
+            return differs.is_empty();
+        }
+        differs.count() == 1
+            && differs.into_iter().all(|sq| {
+                self.target.piece_at(sq).is_none() && pos.board().color_at(sq) == Some(pos.turn())
+            })
+    }
+
     /// Looks for sequences of exactly `left` more plies from `pos`.
     fn walk(&mut self, pos: &Chess, left: usize) {
         let differs = diff(self.target, pos.board(), self.identity);
         if left == 0 {
-            if differs.is_empty() {
+            if self.ends(pos, differs) {
                 self.found.push(self.line.clone());
             }
             return;
         }
-        // A ply changes at most four squares (castling); the plies left must mend the rest.
-        if differs.is_empty() || differs.count() > 4 * left || self.found.len() > 1 {
+        // A ply changes at most four squares (castling); the plies left must mend the rest
+        // (all but the lifted one, looking for a piece in the hand).
+        let slack = usize::from(self.in_hand);
+        if differs.is_empty()
+            || differs.count() > 4 * left + slack
+            || !self.found.is_empty() && self.in_hand
+            || self.found.len() > 1
+        {
             return;
         }
         for m in pos.legal_moves() {
@@ -146,6 +191,32 @@ mod tests {
         assert_eq!(
             find(&Chess::default(), to.board(), true, 4),
             Jump::Ambiguous
+        );
+    }
+
+    #[test]
+    fn a_board_read_with_a_piece_in_the_hand_is_not_a_jump_with_a_capture_unseen() {
+        // The Opera game after 10...dxe5: 11. Bc4 Nf6 played, and the queen lifted from f3
+        // for 12. Qb3. 11. Qf6 Nxf6 12. Bc4 ends in that board too, but it is the board one
+        // ply earlier with the queen in the hand.
+        let (from, _) = after(&[
+            "e2e4", "e7e5", "g1f3", "d7d6", "d2d4", "c8g4", "d4e5", "g4f3", "d1f3", "d6e5",
+        ]);
+        let board: Board = "rn1qkb1r/ppp2ppp/5n2/4p3/2B1P3/8/PPP2PPP/RNB1K2R"
+            .parse::<Fen>()
+            .expect("fen")
+            .into_setup()
+            .board;
+        assert_eq!(find(&from, &board, true, 4), Jump::InHand);
+    }
+
+    #[test]
+    fn a_pawn_pushed_and_taken_while_away_is_a_jump() {
+        // 1. e4 d5 2. exd5: no board one ply earlier has only a piece lifted.
+        let (to, played) = after(&["e2e4", "d7d5", "e4d5"]);
+        assert_eq!(
+            find(&Chess::default(), to.board(), true, 4),
+            Jump::Found(played)
         );
     }
 

@@ -940,6 +940,18 @@ impl Tracker {
             self.cfg.max_plies,
         );
         match found {
+            // Read mid-move: what the board shows is a move under way in no more plies (a
+            // piece in the hand, and the one it takes already off the board), which the
+            // explanation follows as usual. A longer sequence that ends in the board as read
+            // made those pieces vanish with captures nobody played.
+            jump::Jump::Found(moves)
+                if self
+                    .cands
+                    .iter()
+                    .any(|c| c.cost() == 0 && !c.complete && usize::from(c.len) <= moves.len()) =>
+            {
+                None
+            }
             jump::Jump::Found(moves) => {
                 let log = std::mem::take(&mut self.log);
                 for m in moves {
@@ -955,7 +967,8 @@ impl Tracker {
                 Some(true)
             }
             jump::Jump::Ambiguous => Some(false),
-            jump::Jump::None => None,
+            // Read mid-move: the piece in the hand is put down in a moment.
+            jump::Jump::InHand | jump::Jump::None => None,
         }
     }
 

@@ -6,7 +6,8 @@
 //! while unplugged the hand plays on, what the board sends is lost, and plugging it back
 //! makes a new pseudo-terminal behind the same path. Outages can be scheduled in virtual
 //! time (so they fall between the plies they are meant to), or made by hand. The hand
-//! starts when the host first writes, so that the daemon sees the whole game, and after an
+//! starts when the host first writes, so that the daemon sees the whole game (until the
+//! board reports its changes, a DGT board's start-up, time runs at real speed), and after an
 //! outage it waits until the host writes again: the daemon's back-off before reopening,
 //! seconds of wall time, would otherwise be a minute of play in scaled time. Likewise
 //! while no host has the port open (the daemon killed and not yet started again). The board
@@ -286,6 +287,14 @@ impl VirtualClock {
         self.since = None;
     }
 
+    fn set_speed(&mut self, speed: f64) {
+        if speed != self.speed {
+            self.base = self.now();
+            self.since = self.since.map(|_| Instant::now());
+            self.speed = speed;
+        }
+    }
+
     fn resume(&mut self) {
         if self.since.is_none() {
             self.since = Some(Instant::now());
@@ -486,15 +495,23 @@ impl Runner {
             match master.read(&mut buf) {
                 Ok(0) => {}
                 Ok(n) => {
-                    if !muted && dead_line.is_none() {
-                        clock.resume();
-                    }
                     let at = clock.now();
                     while self.board.poll_timeout() <= at {
                         cursor.advance_to(physical(lead, self.board.poll_timeout()));
                         self.board.handle_timeout(&cursor);
                     }
                     self.board.handle_host_bytes(at, &buf[..n]);
+                    if !muted && dead_line.is_none() {
+                        clock.resume();
+                    }
+                    // A DGT host's start-up is paced (reset, update mode, the whole board,
+                    // 100 ms apart): until it is done, time runs at the speed of life, as a
+                    // person's hand does while a real board is being set up.
+                    clock.set_speed(if self.board.reporting() {
+                        self.speed
+                    } else {
+                        1.0
+                    });
                     let bytes = buf[..n].to_vec();
                     self.update(|s| s.host.extend_from_slice(&bytes));
                 }

@@ -221,3 +221,66 @@ async fn many_boards_play_at_once_each_its_own_game() {
         );
     }
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_dgt_boards_start_up_as_recorded_leaves_90_ms_or_more_between_commands() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let link = board_link(dir.path(), "dgt0");
+    let mut board = PtyBoard::plug(&link);
+    let mut opts = options(&dir.path().join("state"), pipeline_factory());
+    let traces = dir.path().join("traces");
+    opts.record_dir = Some(traces.clone());
+    let daemon = Daemon::new(opts);
+    daemon
+        .attach(BoardConfig {
+            protocol: ProtocolChoice::Fixed(eboardd::protocol::Protocol::Dgt),
+            ..BoardConfig::for_device(&link)
+        })
+        .await
+        .expect("attach");
+    // The whole start-up, the clock's version last (nothing answers it).
+    let startup: Vec<u8> = eboardd::protocol::dgt::startup_commands().concat();
+    tokio::task::block_in_place(|| {
+        board.wait_for(LIMIT, |b| b.len() > startup.len());
+    });
+    let trace = std::fs::read_dir(&traces)
+        .expect("the record directory")
+        .filter_map(Result::ok)
+        .find_map(|e| eboardd::trace::read_trace_file(&e.path()).ok())
+        .expect("a trace");
+    let host: Vec<_> = trace
+        .chunks
+        .iter()
+        .filter(|c| c.dir == eboardd::trace::Direction::ToBoard)
+        .collect();
+    // The codec's start-up in its order, the clock's command queued apart (after the
+    // first keep-alive, maybe).
+    let (clock, board_commands): (Vec<Vec<u8>>, Vec<Vec<u8>>) =
+        eboardd::protocol::dgt::startup_commands()
+            .into_iter()
+            .partition(|c| c.first() == Some(&0x2b));
+    let written: Vec<Vec<u8>> = host.iter().map(|c| c.bytes.clone()).collect();
+    assert_eq!(
+        written[..board_commands.len()],
+        board_commands[..],
+        "{written:02x?}"
+    );
+    assert!(written.contains(&clock[0]), "{written:02x?}");
+    // The board's command buffer holds ten bytes: the first command 300 ms or more after
+    // the port was opened, each next one 90 ms or more after the one before.
+    assert!(
+        host[0].t >= eboardd::time::Time::from_millis(300),
+        "first command at {}",
+        host[0].t
+    );
+    for pair in host.windows(2) {
+        let gap = pair[1].t.as_micros() - pair[0].t.as_micros();
+        assert!(
+            gap >= 90_000,
+            "{:02x?} then {:02x?}: {gap} µs apart",
+            pair[0].bytes,
+            pair[1].bytes
+        );
+    }
+    daemon.shutdown().await;
+}

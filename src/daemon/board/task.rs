@@ -5,8 +5,9 @@
 //! every event, and answers requests from its inbox all the while — also while the board is
 //! away, when it reopens the port with back-off (0.5 s doubling to 10 s). A board that says
 //! who it is (a DGT board's serial number) has its events held back until it did: when its
-//! game is another port's ([`crate::daemon::seats`]), the task takes it over and opens the
-//! port again at once. Time is tokio's, so tests can pause it. Nothing a board does can
+//! game is another port's ([`crate::daemon::seats`]), the task takes it over with the port
+//! still open: the core follows the handed game from the board as it stands, so nothing
+//! played meanwhile is lost. Time is tokio's, so tests can pause it. Nothing a board does can
 //! stall another board's task.
 
 use crate::relay::pgn::PgnTags;
@@ -64,9 +65,6 @@ enum Ended {
     Stop,
     /// The link failed; try again later.
     Lost(LinkError),
-    /// The board's game is another port's: take it over, then open the port again at once
-    /// (writing the old game to the journal of a port no task serves, when there is one).
-    Reopen(Handover, Option<(String, Handover)>),
 }
 
 enum Step {
@@ -142,13 +140,6 @@ impl BoardTask {
             };
             match ended {
                 Ended::Stop => break,
-                Ended::Reopen(taken, unserved) => {
-                    if let Some((key, game)) = unserved {
-                        self.setup.seats.write_journal(&key, &game);
-                    }
-                    self.adopt(taken);
-                    continue;
-                }
                 Ended::Lost(e) => {
                     let text = e.to_string();
                     if last_failure.as_deref() != Some(text.as_str()) {
@@ -288,7 +279,10 @@ impl BoardTask {
                         Identified::Keep => {}
                         Identified::Take { taken, unserved } => {
                             tracing::info!(device = %self.device(), board = identity, "the board brought its game from another port");
-                            break Ended::Reopen(taken, unserved);
+                            if let Some((key, game)) = unserved {
+                                self.setup.seats.write_journal(&key, &game);
+                            }
+                            self.adopt_live(taken, protocol);
                         }
                     }
                 } else if Instant::now() >= by {
@@ -320,7 +314,7 @@ impl BoardTask {
                 }
                 () = wake.notified() => {
                     if let Some(handover) = self.setup.seats.take_inbox(&self.setup.key) {
-                        break Ended::Reopen(handover, None);
+                        self.adopt_live(handover, protocol);
                     }
                 }
                 read = port.read(&mut buf) => {
@@ -360,6 +354,55 @@ impl BoardTask {
     /// Takes over the game `handover` (it followed its board here): journalled here, and
     /// resumed by the core made when the port is next open.
     fn adopt(&mut self, handover: Handover) {
+        self.take_game(handover);
+        // The old core's events were about the other game: they go with it.
+        self.core = None;
+    }
+
+    /// Takes over the game `handover` while the port is open: the running core follows it
+    /// from the board as it stands, without reading the board afresh (closing the port, or
+    /// a reset, would lose what is played meanwhile). What the core decided so far about
+    /// the port's old game goes with it; what it said of the board and the clock stays. A
+    /// handed game without a start leaves a fresh core that starts the board afresh.
+    fn adopt_live(&mut self, handover: Handover, protocol: Protocol) {
+        let mut kept = Vec::new();
+        while let Some(event) = self.core.as_mut().and_then(|(_, c)| c.poll_event()) {
+            if matches!(
+                event.event,
+                GameEvent::Board { .. } | GameEvent::Clock { .. }
+            ) {
+                kept.push(event);
+            }
+        }
+        self.take_game(handover);
+        for event in kept {
+            self.publish(event);
+        }
+        let now = self.now();
+        let resumed = match &mut self.core {
+            Some((_, core)) if !self.game_events.is_empty() => {
+                let resume = CoreCommand::Resume(self.game_events.clone());
+                match core.handle_command(now, resume) {
+                    Ok(()) => true,
+                    Err(e) => {
+                        tracing::warn!(device = %self.device(), "the core could not take over the game: {e}");
+                        false
+                    }
+                }
+            }
+            _ => false,
+        };
+        if !resumed {
+            self.core = None;
+            self.ensure_core(protocol);
+            if let Some((_, core)) = &mut self.core {
+                core.handle_connected(now);
+            }
+        }
+    }
+
+    /// Makes `handover` this port's game: its events, its view and its journal.
+    fn take_game(&mut self, handover: Handover) {
         self.game_events = handover.events;
         self.game = GameView::default();
         for e in &self.game_events {
@@ -370,8 +413,6 @@ impl BoardTask {
         {
             tracing::error!(device = %self.setup.device.display(), "journal: {e}");
         }
-        // The old core's events were about the other game: they go with it.
-        self.core = None;
         self.refresh_status(true);
     }
 

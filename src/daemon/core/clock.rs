@@ -201,6 +201,11 @@ impl ClockQueue {
         self.out.pop_front()
     }
 
+    /// Whether a command waits to be sent.
+    pub fn has_queued(&self) -> bool {
+        !self.out.is_empty()
+    }
+
     /// When [`ClockQueue::handle_timeout`] should next be called.
     pub fn poll_timeout(&self) -> Option<Time> {
         self.in_flight.map(|f| f.sent + ACK_TIMEOUT)

@@ -5,9 +5,19 @@
 //! sends nothing for [`SILENCE_LIMIT`] (a DGT board despite the keep-alive, a Millennium
 //! board despite the status requests) is a lost link.
 //!
+//! A DGT board is asked for the whole board every [`DGT_BOARD_CHECK`]: a dump that shows
+//! changes no field update reported means the board is not in update mode (the command
+//! was lost), and UPDATE_NICE is sent again.
+//!
+//! Commands to a DGT board are paced ([`Pacer`]): the first 400 ms after the port opened,
+//! each next one 100 ms after the one before, so the board's 10-byte command buffer never
+//! overflows (a lost UPDATE_NICE would leave a board that never reports a move).
+//!
 //! LED commands go only to boards known to have LEDs: every Millennium board, and a DGT
 //! board once its long serial number says it is a Revelation II. Elsewhere a shown move
-//! goes on the clock only, and setting LEDs is refused.
+//! goes on the clock only, and setting LEDs is refused. A Revelation II has its own
+//! auto-reverse (firmware above 3.21) switched off once it said what it is, so that a
+//! reversed set-up is turned by eboardd only, not twice.
 
 use std::collections::VecDeque;
 use std::time::Duration;
@@ -25,6 +35,7 @@ use crate::tracker::TrackerConfig;
 
 use super::clock::{ClockError, ClockQueue, ClockRequest};
 use super::leds;
+use super::pace::Pacer;
 use super::watch::{LinkWatch, SILENCE_LIMIT};
 use super::writes::RegisterWrites;
 use super::{CommandError, Core, CoreCommand, CoreSettings};
@@ -32,6 +43,10 @@ use crate::daemon::config::{Laws, TouchMove};
 
 /// How often a DGT board is asked for its serial number to prove the link is alive.
 pub const DGT_KEEPALIVE: Duration = Duration::from_secs(1);
+
+/// How often a DGT board is asked for the whole board, to check that its field updates
+/// come (a dump that shows changes they never reported: update mode is asked again).
+pub const DGT_BOARD_CHECK: Duration = Duration::from_secs(5);
 
 /// The shortest time between two LED changes sent to a board. Changes asked for sooner
 /// wait, and only the latest of them is sent: clients asking faster than the serial line
@@ -50,6 +65,10 @@ pub struct PipelineCore {
     leds_due: Option<Vec<Vec<u8>>>,
     events: VecDeque<TimedEvent>,
     keepalive: Option<Time>,
+    /// When a DGT board is next asked for the whole board ([`DGT_BOARD_CHECK`]).
+    board_check: Option<Time>,
+    /// Whether update mode was asked again on this link (said once in the log).
+    update_mode_resent: bool,
     clock: ClockQueue,
     watch: LinkWatch,
     /// A Millennium board's register writes, until it echoed them.
@@ -62,9 +81,31 @@ pub struct PipelineCore {
     serial: Option<String>,
     long_serial: Option<String>,
     version: Option<String>,
+    /// When the next command may go ([`Pacer`]: a DGT board's 10-byte command buffer).
+    pacer: Pacer,
+    /// The latest time the core was given.
+    now: Time,
 }
 
 impl PipelineCore {
+    /// Takes the time of a handler call.
+    fn tick(&mut self, now: Time) {
+        self.now = self.now.max(now);
+    }
+
+    /// Whether a command waits to be sent (for its pacing, or for the shell to poll it).
+    pub fn has_queued(&self) -> bool {
+        !self.transmit.is_empty()
+            || self.clock.has_queued()
+            || self.watch.has_queued()
+            || self.writes.has_queued()
+    }
+
+    /// When the next paced command may go, while that is still to come.
+    pub fn pacing_due(&self) -> Option<Time> {
+        self.pacer.due().filter(|due| *due > self.now)
+    }
+
     /// Changes the LEDs now, or once [`LED_GAP`] has passed since the last change (a
     /// later change replacing this one meanwhile).
     fn set_leds(&mut self, now: Time, messages: Vec<Vec<u8>>) {
@@ -121,6 +162,8 @@ impl PipelineCore {
             leds_due: None,
             events: VecDeque::new(),
             keepalive: None,
+            board_check: None,
+            update_mode_resent: false,
             clock: ClockQueue::new(),
             watch: LinkWatch::new(),
             writes: RegisterWrites::new(),
@@ -129,6 +172,8 @@ impl PipelineCore {
             serial: None,
             long_serial: None,
             version: None,
+            pacer: Pacer::for_protocol(protocol),
+            now: Time::ZERO,
         }
     }
 
@@ -150,14 +195,55 @@ impl PipelineCore {
                 LinkItem::Info(t, LinkInfo::ClockPresent(p)) => self.clock.handle_presence(t, p),
                 LinkItem::Info(_, LinkInfo::Serial { text, long }) if !text.is_empty() => {
                     if long {
+                        // A Revelation II (firmware 3.25 or later) would turn its own
+                        // numbering on a reversed set-up, and eboardd turns it too: its
+                        // auto-reverse is switched off once per link.
+                        let was = self.has_leds();
                         self.long_serial = Some(text);
+                        if !was && self.has_leds() {
+                            self.transmit.extend(
+                                dgt::Command::Leds(dgt::LedCommand::AutoReverse(false))
+                                    .to_bytes()
+                                    .ok(),
+                            );
+                        }
                     } else {
                         self.serial = Some(text);
                     }
                 }
-                LinkItem::Info(_, LinkInfo::Version(v)) => self.version = Some(v),
+                LinkItem::Info(t, LinkInfo::Version(v)) => {
+                    // An eONE's own auto-reverse and error LEDs would fight eboardd's
+                    // orientation and LEDs: its settings register is written once it
+                    // said what it is (once per link).
+                    if self.protocol == Protocol::Millennium
+                        && self.version.is_none()
+                        && millennium::registers::version_is_eone(&v)
+                    {
+                        self.writes.write(
+                            t,
+                            millennium::registers::EONE_SETTINGS,
+                            millennium::registers::EONE_STARTUP_SETTINGS,
+                        );
+                    }
+                    self.version = Some(v);
+                }
                 LinkItem::Info(_, LinkInfo::Written { address, data }) => {
                     self.writes.written(address, data);
+                }
+                LinkItem::Info(_, LinkInfo::Unreported { squares }) => {
+                    // The board changed without saying so: the UPDATE_NICE it was sent was
+                    // lost (or it was reset meanwhile). Asked again; the next check tells.
+                    if self.update_mode_resent {
+                        tracing::debug!(squares, "a DGT board still reports no changes");
+                    } else {
+                        tracing::warn!(
+                            squares,
+                            "the DGT board's dump shows changes it never reported: update mode asked again"
+                        );
+                        self.update_mode_resent = true;
+                    }
+                    self.transmit
+                        .extend(dgt::Command::SendUpdateNice.to_bytes().ok());
                 }
                 LinkItem::Skipped(t) if self.protocol == Protocol::Millennium => {
                     self.watch.skipped(t);
@@ -185,6 +271,10 @@ impl PipelineCore {
 
 impl Core for PipelineCore {
     fn handle_connected(&mut self, now: Time) {
+        self.tick(now);
+        // What was waiting for the old link is not sent on the new one: it starts afresh.
+        self.transmit.clear();
+        self.pacer.opened(now);
         self.core.handle_reconnected();
         // The board on the port may be another one now: it says again who it is.
         self.serial = None;
@@ -192,18 +282,21 @@ impl Core for PipelineCore {
         self.version = None;
         match self.protocol {
             Protocol::Dgt => {
-                // Clock commands go through the clock's queue, one at a time.
+                // Clock commands go through the clock's queue, one at a time. The board is
+                // read (reset, update mode, the whole board) before it is asked who it is:
+                // what is played until the board is read comes as one jump, which the
+                // shorter the wait the likelier the tracker can order. A board that brought
+                // its game from another port has that game explained from the board as
+                // read ([`CoreCommand::Resume`]).
                 self.transmit.extend(
                     dgt::startup_commands()
                         .into_iter()
                         .filter(|c| c.first() != Some(&dgt::cmd::CLOCK_MESSAGE)),
                 );
-                self.transmit
-                    .extend(dgt::Command::ReturnLongSerialNr.to_bytes().ok());
-                self.transmit
-                    .extend(dgt::Command::ReturnSerialNr.to_bytes().ok());
                 self.clock.restart(now);
                 self.keepalive = Some(now + DGT_KEEPALIVE);
+                self.board_check = Some(now + DGT_BOARD_CHECK);
+                self.update_mode_resent = false;
                 self.heard = Some(now);
                 self.silent = None;
             }
@@ -217,6 +310,7 @@ impl Core for PipelineCore {
     }
 
     fn handle_input(&mut self, now: Time, bytes: &[u8]) {
+        self.tick(now);
         match self.protocol {
             Protocol::Dgt => self.heard = self.heard.map(|_| now),
             Protocol::Millennium => self.watch.input(now),
@@ -226,12 +320,18 @@ impl Core for PipelineCore {
     }
 
     fn handle_timeout(&mut self, now: Time) {
+        self.tick(now);
         self.core.handle_timeout(now);
         self.send_due_leds(now);
         if let Some(due) = self.keepalive.filter(|due| *due <= now) {
             self.transmit
                 .extend(dgt::Command::ReturnSerialNr.to_bytes().ok());
             self.keepalive = Some(due.max(now) + DGT_KEEPALIVE);
+        }
+        if let Some(due) = self.board_check.filter(|due| *due <= now) {
+            self.transmit
+                .extend(dgt::Command::SendBoard.to_bytes().ok());
+            self.board_check = Some(due.max(now) + DGT_BOARD_CHECK);
         }
         self.clock.handle_timeout(now);
         if self.protocol == Protocol::Millennium {
@@ -248,6 +348,7 @@ impl Core for PipelineCore {
     }
 
     fn handle_command(&mut self, now: Time, command: CoreCommand) -> Result<(), CommandError> {
+        self.tick(now);
         match command {
             CoreCommand::NewGame(setup) | CoreCommand::SetPosition(setup) => self
                 .core
@@ -309,11 +410,17 @@ impl Core for PipelineCore {
     }
 
     fn poll_transmit(&mut self) -> Option<Vec<u8>> {
-        self.transmit
+        if !self.pacer.ready(self.now) {
+            return None;
+        }
+        let next = self
+            .transmit
             .pop_front()
             .or_else(|| self.clock.poll_transmit())
             .or_else(|| self.watch.poll_transmit())
-            .or_else(|| self.writes.poll_transmit())
+            .or_else(|| self.writes.poll_transmit())?;
+        self.pacer.sent(self.now);
+        Some(next)
     }
 
     fn poll_timeout(&self) -> Option<Time> {
@@ -324,10 +431,12 @@ impl Core for PipelineCore {
                 .and(self.leds_sent)
                 .map(|sent| sent + LED_GAP),
             self.keepalive,
+            self.board_check,
             self.clock.poll_timeout(),
             self.watch.poll_timeout(),
             self.writes.poll_timeout(),
             self.heard.map(|heard| heard + SILENCE_LIMIT),
+            self.pacing_due().filter(|_| self.has_queued()),
         ]
         .into_iter()
         .flatten()

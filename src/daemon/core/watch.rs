@@ -104,6 +104,11 @@ impl LinkWatch {
         self.out.pop_front()
     }
 
+    /// Whether a request waits to be sent.
+    pub fn has_queued(&self) -> bool {
+        !self.out.is_empty()
+    }
+
     /// Why the link counts as lost, once it does (then the watch stops until
     /// [`LinkWatch::connected`]).
     pub fn lost(&self) -> Option<&str> {

@@ -60,6 +60,18 @@ impl RegisterWrites {
             .collect();
     }
 
+    /// Writes `data` to `address` now (after the start-up), checked as the start-up's are.
+    pub fn write(&mut self, now: Time, address: u8, data: u8) {
+        self.out
+            .push_back(Command::Write { address, data }.encode());
+        self.pending.push(Pending {
+            address,
+            data,
+            sent: now,
+            tries: 1,
+        });
+    }
+
     /// The board echoed a write of `data` to `address`.
     pub fn written(&mut self, address: u8, data: u8) {
         self.pending

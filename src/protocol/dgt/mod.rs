@@ -124,13 +124,18 @@ impl BoardMessage {
 }
 
 /// The commands a board is sent when it is opened: reset (leave any mode, and bus mode after
-/// power-up), the whole board, update mode with clock times when they change, the
-/// firmware version, and the clock's version (its ack tells whether a clock is there).
+/// power-up), update mode with clock times when they change, then the whole board (so no
+/// change falls between the board read and the first update: commands are paced 100 ms
+/// apart, and the board is read as soon as it can be), who the board is (its serial
+/// number, then the long one, which tells a Revelation II), the firmware version, and the
+/// clock's version (its ack tells whether a clock is there).
 pub fn startup_commands() -> Vec<Vec<u8>> {
     [
         Command::Reset,
-        Command::SendBoard,
         Command::SendUpdateNice,
+        Command::SendBoard,
+        Command::ReturnSerialNr,
+        Command::ReturnLongSerialNr,
         Command::SendVersion,
         Command::Clock(ClockCommand::Version),
     ]

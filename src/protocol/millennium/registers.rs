@@ -26,6 +26,24 @@ pub const REPORT_INTERVAL: u8 = 0x03;
 /// Register 0x04, LED brightness: 0 is dim, anything above 14 is full.
 pub const LED_BRIGHTNESS: u8 = 0x04;
 
+/// The eONE's settings register (eONE only; its bits come from one host library and are
+/// not confirmed elsewhere): bit 0 board reversed, bit 1 LEDs show errors, bit 2
+/// auto-reverse on, bit 3 error LEDs on at start-up, bit 4 error LEDs cleared by an `L`
+/// command, bit 5 chess rules on.
+pub const EONE_SETTINGS: u8 = 0x06;
+
+/// What eboardd writes to [`EONE_SETTINGS`]: not reversed, no auto-reverse, no error LEDs
+/// and no chess rules of its own (eboardd turns the board and lights the LEDs), and any
+/// error LED cleared by eboardd's `L` commands (bit 4).
+pub const EONE_STARTUP_SETTINGS: u8 = 0x10;
+
+/// Whether a `V` reply's version (four hex digits) is an eONE's: major version 2, as the
+/// host library that documents [`EONE_SETTINGS`] tells them (another host counts every
+/// version above 0x01FF as an eONE or a Supreme Tournament, told apart by `I00`).
+pub fn version_is_eone(version: &str) -> bool {
+    version.len() == 4 && u16::from_str_radix(version, 16).is_ok_and(|v| v >> 8 == 0x02)
+}
+
 /// When the board sends status frames by itself (register 0x02).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum ReportMode {

@@ -138,6 +138,8 @@ pub struct DgtDevice {
     model: DgtModel,
     decoder: CommandDecoder,
     mode: Mode,
+    /// Whether the host asked for the whole board since the last reset.
+    dumped: bool,
     clock: Option<EmuClock>,
     presses_seen: usize,
     leds: Option<(u8, u8)>,
@@ -158,6 +160,7 @@ impl DgtDevice {
             model: DgtModel::new(cfg.model, start, seed),
             decoder: CommandDecoder::new(),
             mode: Mode::Idle,
+            dumped: false,
             clock: cfg.clock.then(|| EmuClock {
                 left: cfg.clock_start,
                 right: cfg.clock_start,
@@ -174,6 +177,16 @@ impl DgtDevice {
             out: VecDeque::new(),
             sensed: Vec::new(),
         }
+    }
+
+    /// Whether the host follows the board: it reports its changes as they happen (an
+    /// update mode) and the host has asked for the whole board since the last reset.
+    pub fn reporting(&self) -> bool {
+        self.dumped
+            && matches!(
+                self.mode,
+                Mode::Update | Mode::UpdateBoard | Mode::UpdateNice
+            )
     }
 
     /// The sensing model.
@@ -219,9 +232,11 @@ impl DgtDevice {
             let reply = match command {
                 Command::Reset => {
                     self.mode = Mode::Idle;
+                    self.dumped = false;
                     None
                 }
                 Command::SendBoard => {
+                    self.dumped = true;
                     self.model.request_dump(ready);
                     self.drain_model();
                     None

@@ -141,6 +141,15 @@ impl EmulatedBoard {
         }
     }
 
+    /// Whether the host follows the board's changes (a DGT board in an update mode, read
+    /// whole since its last reset; a Millennium board always).
+    pub fn reporting(&self) -> bool {
+        match self {
+            EmulatedBoard::Dgt(d) => d.reporting(),
+            EmulatedBoard::Millennium(_) => true,
+        }
+    }
+
     /// The host wrote `bytes` at `now`.
     pub fn handle_host_bytes(&mut self, now: Time, bytes: &[u8]) {
         match self {

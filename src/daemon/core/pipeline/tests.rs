@@ -1,7 +1,7 @@
 use std::time::Duration;
 
-use shakmaty::Square;
 use shakmaty::uci::UciMove;
+use shakmaty::{Position, Square};
 
 use super::*;
 use crate::daemon::core::GameSetup;
@@ -17,8 +17,17 @@ fn settings() -> CoreSettings {
     }
 }
 
+/// Everything the core has to send, waiting out its pacing: while commands keep coming,
+/// a timeout at each time the next one may go.
 fn sent(core: &mut PipelineCore) -> Vec<Vec<u8>> {
-    std::iter::from_fn(|| core.poll_transmit()).collect()
+    let mut out: Vec<Vec<u8>> = std::iter::from_fn(|| core.poll_transmit()).collect();
+    while core.has_queued()
+        && let Some(due) = core.pacing_due()
+    {
+        core.handle_timeout(due);
+        out.extend(std::iter::from_fn(|| core.poll_transmit()));
+    }
+    out
 }
 
 fn dgt_message(m: &BoardMessage) -> Vec<u8> {
@@ -40,29 +49,41 @@ fn connected_dgt() -> PipelineCore {
 }
 
 #[test]
-fn dgt_core_starts_with_a_reset_and_keeps_the_link_alive() {
+fn dgt_core_starts_with_a_reset_paced_and_keeps_the_link_alive() {
     let mut core = connected_dgt();
-    let startup = sent(&mut core);
-    assert_eq!(startup.first(), Some(&vec![0x40]));
-    assert!(
-        startup.contains(&vec![0x55]),
-        "asks for the long serial number"
-    );
+    // Nothing in the first 400 ms after the port opened, then one command every 100 ms:
+    // the board's command buffer holds 10 bytes.
+    assert_eq!(core.poll_transmit(), None, "nothing at once");
+    let mut startup: Vec<(Time, Vec<u8>)> = Vec::new();
+    while core.has_queued() {
+        let due = core.poll_timeout().expect("a timer while commands wait");
+        core.handle_timeout(due);
+        while let Some(c) = core.poll_transmit() {
+            startup.push((due, c));
+        }
+    }
+    let times: Vec<u64> = startup.iter().map(|(t, _)| t.as_micros() / 1000).collect();
+    assert_eq!(times.first(), Some(&400), "{times:?}");
+    assert!(times.windows(2).all(|w| w[1] >= w[0] + 100), "{times:?}");
+    let startup: Vec<Vec<u8>> = startup.into_iter().map(|(_, c)| c).collect();
+    // Reset, update mode before the board is read (no change falls between them), then
+    // who the board is.
     assert_eq!(
-        startup.last(),
-        Some(&CLOCK_VERSION.to_vec()),
-        "then the clock"
+        startup[..5],
+        [vec![0x40], vec![0x4b], vec![0x42], vec![0x45], vec![0x55]]
     );
+    assert!(startup.contains(&CLOCK_VERSION.to_vec()), "asks the clock");
     assert_eq!(
         startup.iter().filter(|c| c[0] == 0x2b).count(),
         1,
         "one clock command at a time"
     );
+    // The keep-alive: the serial number asked every second.
     let due = core.poll_timeout().expect("keep-alive timer");
-    assert_eq!(due, Time::from_millis(1000));
+    assert_eq!(due, Time::from_millis(2000));
     core.handle_timeout(due);
-    assert_eq!(sent(&mut core), [vec![0x45]]);
-    assert_eq!(core.poll_timeout(), Some(Time::from_millis(2000)));
+    assert_eq!(sent(&mut core).first(), Some(&vec![0x45]));
+    assert!(core.poll_timeout() <= Some(Time::from_millis(3000)));
 }
 
 #[test]
@@ -214,6 +235,8 @@ fn a_shown_move_lights_its_squares_and_goes_on_the_clock() {
     sent(&mut core);
     core.handle_input(Time::from_millis(50), &revelation_serial());
     core.handle_input(Time::from_millis(70), &version_ack(0x21));
+    // Told to leave the turning of its numbering to eboardd.
+    assert_eq!(sent(&mut core), [auto_reverse_off()]);
     let show = CoreCommand::ShowMove {
         uci: UciMove::from_ascii(b"g1f3").expect("uci"),
         san: "Nf3".into(),
@@ -409,4 +432,211 @@ fn a_millennium_register_write_that_is_not_echoed_is_written_again() {
         !sent(&mut core).contains(&writes[0].encode()),
         "the echoed write is not written again"
     );
+}
+
+/// A DGT board dump of `placement` (a FEN's piece part).
+fn dump_of(placement: &str) -> Vec<u8> {
+    let board: shakmaty::Board = placement.parse().expect("placement");
+    let mut fields = [0u8; 64];
+    for (sq, piece) in board {
+        fields[usize::from(dgt::square_field(sq))] = dgt::piece_code(piece);
+    }
+    dgt_message(&BoardMessage::BoardDump(Box::new(fields)))
+}
+
+fn field_update(square: Square, piece: Option<char>) -> Vec<u8> {
+    let code = piece.map_or(0, |c| {
+        dgt::piece_code(shakmaty::Piece::from_char(c).expect("piece"))
+    });
+    dgt_message(&BoardMessage::FieldUpdate {
+        field: dgt::square_field(square),
+        code,
+    })
+}
+
+/// The moves the core decided, in UCI.
+fn moves_of(core: &mut PipelineCore) -> Vec<String> {
+    std::iter::from_fn(|| core.poll_event())
+        .filter_map(|e| match e.event {
+            GameEvent::Move { uci, .. } => Some(uci),
+            _ => None,
+        })
+        .collect()
+}
+
+#[test]
+fn a_game_taken_over_on_an_open_port_finds_the_plies_played_meanwhile_and_the_one_under_way() {
+    // The Opera game after 5...dxe5 comes with its board, which was away for 6. Bc4 Nf6 and
+    // is read with White's queen in the hand for 7. Qb3; the queen is put down just after.
+    let opera = [
+        "e2e4", "e7e5", "g1f3", "d7d6", "d2d4", "c8g4", "d4e5", "g4f3", "d1f3", "d6e5",
+    ];
+    let mut events = vec![GameEvent::NewGame {
+        fen: crate::daemon::core::START_FEN.into(),
+        chess960: false,
+    }];
+    let mut pos = shakmaty::Chess::default();
+    for (i, m) in opera.iter().enumerate() {
+        let mv = UciMove::from_ascii(m.as_bytes())
+            .expect("uci")
+            .to_move(&pos)
+            .expect("legal");
+        pos.play_unchecked(mv);
+        events.push(GameEvent::Move {
+            ply: i as u32 + 1,
+            uci: (*m).into(),
+            san: String::new(),
+            fen: String::new(),
+            clock_ms: None,
+            emt_ms: None,
+            alternatives: Vec::new(),
+        });
+    }
+    let mut core = connected_dgt();
+    let _ = sent(&mut core);
+    core.handle_input(
+        Time::from_millis(700),
+        &dump_of("rn1qkb1r/ppp2ppp/5n2/4p3/2B1P3/8/PPP2PPP/RNB1K2R"),
+    );
+    // The port's own game was none: the board is only a board here, until it says who it
+    // is and its game is handed over.
+    core.handle_input(Time::from_millis(720), &field_update(Square::B3, Some('Q')));
+    core.handle_command(Time::from_millis(800), CoreCommand::Resume(events))
+        .expect("resumed");
+    core.handle_timeout(Time::from_millis(5000));
+    assert_eq!(moves_of(&mut core), ["f1c4", "g8f6", "f3b3"]);
+}
+
+/// Runs the core's timers until `until`, with what it sends meanwhile.
+fn run_until(core: &mut PipelineCore, until: Time) -> Vec<Vec<u8>> {
+    let mut out: Vec<Vec<u8>> = std::iter::from_fn(|| core.poll_transmit()).collect();
+    while let Some(due) = core.poll_timeout().filter(|due| *due <= until) {
+        core.handle_timeout(due);
+        out.extend(std::iter::from_fn(|| core.poll_transmit()));
+    }
+    out
+}
+
+#[test]
+fn a_dgt_board_whose_dump_shows_changes_it_never_reported_is_asked_for_update_mode_again() {
+    const START: &str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR";
+    const E4: &str = "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR";
+    let update_nice = dgt::Command::SendUpdateNice.to_bytes().expect("encodes");
+    let send_board = dgt::Command::SendBoard.to_bytes().expect("encodes");
+    let mut core = connected_dgt();
+    let startup = run_until(&mut core, Time::from_millis(1500));
+    assert_eq!(startup.iter().filter(|c| **c == update_nice).count(), 1);
+    core.handle_input(Time::from_millis(1500), &dump_of(START));
+
+    // The board is asked for the whole board now and then; one that reported every
+    // change (here: none) is left as it is.
+    let check = run_until(&mut core, Time::from_millis(1500) + DGT_BOARD_CHECK);
+    assert!(check.contains(&send_board), "{check:02x?}");
+    core.handle_input(Time::from_millis(5600), &dump_of(START));
+    assert!(!run_until(&mut core, Time::from_millis(6000)).contains(&update_nice));
+
+    // 1. e4 reported square by square, then the same in the dump: nothing to do.
+    core.handle_input(Time::from_millis(7000), &field_update(Square::E2, None));
+    core.handle_input(
+        Time::from_millis(7100),
+        &field_update(Square::E4, Some('P')),
+    );
+    let check = run_until(&mut core, Time::from_millis(11_000));
+    assert!(check.contains(&send_board), "{check:02x?}");
+    core.handle_input(Time::from_millis(10_600), &dump_of(E4));
+    assert!(!run_until(&mut core, Time::from_millis(11_000)).contains(&update_nice));
+
+    // 1...e5 shows only in the next dump: the board does not report its changes, so it is
+    // asked for update mode again, and the move still reaches the game.
+    let check = run_until(&mut core, Time::from_millis(16_000));
+    assert!(check.contains(&send_board), "{check:02x?}");
+    core.handle_input(
+        Time::from_millis(15_600),
+        &dump_of("rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR"),
+    );
+    let after = run_until(&mut core, Time::from_millis(17_000));
+    assert_eq!(
+        after.iter().filter(|c| **c == update_nice).count(),
+        1,
+        "{after:02x?}"
+    );
+    core.handle_timeout(Time::from_millis(20_000));
+    assert_eq!(moves_of(&mut core), ["e2e4", "e7e5"]);
+}
+
+#[test]
+fn a_revelation_ii_has_its_own_auto_reverse_switched_off_once_per_link_a_plain_board_not() {
+    // LED pattern 2, start field 2, end field 0: auto-reverse off (firmware above 3.21).
+    let off = auto_reverse_off();
+    assert_eq!(off, [0x60, 0x04, 0x02, 0x02, 0x00, 0x00]);
+    let mut core = connected_dgt();
+    let _ = run_until(&mut core, Time::from_millis(1500));
+    core.handle_input(Time::from_millis(1500), &revelation_serial());
+    core.handle_input(Time::from_millis(2500), &revelation_serial());
+    let out = run_until(&mut core, Time::from_millis(3000));
+    assert_eq!(out.iter().filter(|c| **c == off).count(), 1, "{out:02x?}");
+    // Plugged in again: the board is asked again who it is, and told again.
+    core.handle_connected(Time::from_millis(4000));
+    let _ = run_until(&mut core, Time::from_millis(5500));
+    core.handle_input(Time::from_millis(5500), &revelation_serial());
+    let out = run_until(&mut core, Time::from_millis(6000));
+    assert!(out.contains(&off), "{out:02x?}");
+
+    let mut plain = connected_dgt();
+    let _ = run_until(&mut plain, Time::from_millis(1500));
+    plain.handle_input(
+        Time::from_millis(1500),
+        &dgt_message(&BoardMessage::LongSerialNr("3.10 10960".into())),
+    );
+    let out = run_until(&mut plain, Time::from_millis(3000));
+    assert!(out.iter().all(|c| c[0] != dgt::cmd::SET_LEDS), "{out:02x?}");
+}
+
+fn auto_reverse_off() -> Vec<u8> {
+    dgt::Command::Leds(dgt::LedCommand::AutoReverse(false))
+        .to_bytes()
+        .expect("encodes")
+}
+
+#[test]
+fn an_eone_has_its_settings_register_written_checked_and_retried_other_chesslinks_not() {
+    use crate::protocol::millennium::registers::{EONE_SETTINGS, EONE_STARTUP_SETTINGS};
+    let settings_write = millennium::Command::Write {
+        address: EONE_SETTINGS,
+        data: EONE_STARTUP_SETTINGS,
+    }
+    .encode();
+    let version = |high: u8| {
+        let mut bytes = Vec::new();
+        millennium::Reply::Version(millennium::Version { high, low: 0x01 }).encode_into(&mut bytes);
+        bytes
+    };
+    // An eONE (version 2.x): register 06 is written once it said its version, and written
+    // again when its echo does not come.
+    let mut core = PipelineCore::new(Protocol::Millennium, &settings());
+    core.handle_connected(Time::ZERO);
+    assert!(!sent(&mut core).contains(&settings_write));
+    core.handle_input(Time::from_millis(10), &write_echoes());
+    core.handle_input(Time::from_millis(20), &version(0x02));
+    assert_eq!(sent(&mut core), std::slice::from_ref(&settings_write));
+    let again = run_until(&mut core, Time::from_millis(700));
+    assert!(again.contains(&settings_write), "{again:02x?}");
+    // Echoed: not written again.
+    let mut echo = Vec::new();
+    millennium::Reply::Write {
+        address: EONE_SETTINGS,
+        data: EONE_STARTUP_SETTINGS,
+    }
+    .encode_into(&mut echo);
+    core.handle_input(Time::from_millis(720), &echo);
+    let later = run_until(&mut core, Time::from_millis(3000));
+    assert!(!later.contains(&settings_write), "{later:02x?}");
+
+    // A ChessLink of version 1.x has no such register.
+    let mut other = PipelineCore::new(Protocol::Millennium, &settings());
+    other.handle_connected(Time::ZERO);
+    other.handle_input(Time::from_millis(10), &write_echoes());
+    other.handle_input(Time::from_millis(20), &version(0x01));
+    let out = run_until(&mut other, Time::from_millis(3000));
+    assert!(!out.contains(&settings_write), "{out:02x?}");
 }
