@@ -859,3 +859,36 @@ fn a_capture_taken_again_before_a_scan_is_followed_through_quick_replies() {
     assert_eq!(run.count("mismatch"), 0, "{}", run.lines());
     assert!(confirm_time(&run, "d1e3") < 3500.0, "{}", run.lines());
 }
+
+#[test]
+fn a_queen_taken_back_within_a_scan_and_set_down_near_by_is_corrected() {
+    // 16... Qxe3 17. fxe3 Kd7 on a DGT board: the queen sweeps White's queen off e3 and is
+    // taken at once, within a scan, so it is never reported on e3; White sets it down on
+    // d4 for 1.1 s, which reads as 16... Qd4 until the pawn arrives on e3.
+    let (cfg, start) = set_up(
+        "r3k2r/pp2b1pp/2p1N1b1/q7/8/2PP1Q2/PP3PPP/R3K2R b KQkq - 0 15",
+        dgt(),
+    );
+    let s = timeline(&[
+        (378.0, "a5", None),
+        (767.0, "f3", None),
+        (829.0, "e5", Some('q')),
+        (1232.0, "e3", Some('Q')),
+        (1933.0, "e5", None),
+        (2302.0, "e3", None),
+        (2551.0, "d4", Some('q')),
+        (2922.0, "f2", None),
+        (3172.0, "e3", Some('P')),
+        (3661.0, "d4", None),
+        (3762.0, "e8", None),
+        (3960.0, "d7", Some('k')),
+    ]);
+    let run = run_script_with(cfg, &start, &s.wait(3000.0));
+    assert_eq!(
+        run.final_uci(),
+        ["a5e5", "f3e3", "e5e3", "f2e3", "e8d7"],
+        "{}",
+        run.lines()
+    );
+    assert_eq!(run.count("mismatch"), 0, "{}", run.lines());
+}

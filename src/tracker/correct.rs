@@ -265,7 +265,7 @@ impl Tracker {
             let verdict = decide(
                 &shortest,
                 Timing {
-                    unseen_passed: false,
+                    unseen_passed: 4,
                     ..self.timing_for(now, Some(h.base.turn()))
                 },
                 |c| self.first_moves_on(&h.base, c, &h.evidence, h.base.turn()),

@@ -620,7 +620,7 @@ impl Tracker {
             sensor_lag: self.cfg.sensor_lag.unwrap_or(Duration::ZERO),
             ambiguity: self.cfg.ambiguity,
             slide_rest: self.slide_rest(turn),
-            unseen_passed: true,
+            unseen_passed: 3,
         }
     }
 

@@ -57,10 +57,13 @@ pub struct Timing {
     /// How long a piece that slid onto a square of its line may rest there, the hand still
     /// on it, before it goes on.
     pub slide_rest: Duration,
-    /// Whether the first ply of explanations that need a piece nobody saw may be confirmed
-    /// before the board settles, once two more plies have begun after it. Not for a
-    /// history weighed against the confirmed game: there the board settling is the proof.
-    pub unseen_passed: bool,
+    /// How many plies explanations that need a piece nobody saw must hold for the first,
+    /// which they all agree on, to be confirmed before the board settles: its piece is past
+    /// moving on, and the later plies have changed the squares where the piece nobody saw
+    /// could still have been reported. Three for the game; four for a history weighed
+    /// against the confirmed game, where the board settling is the better proof until the
+    /// plies would outgrow an explanation.
+    pub unseen_passed: u8,
 }
 
 /// The fewest plies among the candidates that `keep` accepts.
@@ -159,12 +162,11 @@ pub fn decide(
     // An explanation that needs a piece nobody saw is taken only once the board has stood
     // still for the settle window and nothing better has turned up.
     if best.0 > 0 && !stable {
-        // Unless two more plies have begun after the first every explanation agrees on:
-        // its piece is past moving on, and a later ply has changed the squares where the
-        // piece nobody saw could still have been reported (a capture swept off at once,
-        // taken again before a scan).
-        if t.unseen_passed
-            && len >= 3
+        // Unless enough plies have begun after the first capture every explanation agrees
+        // on ([`Timing::unseen_passed`]): a capture swept off at once and taken again
+        // before a scan is never reported, and quick replies may never leave the board
+        // still.
+        if len >= t.unseen_passed
             && let (Some(m), _) = agree(cands, |c| c.cost() == 0, len)
             && m.is_capture()
             && cands.iter().filter(|c| c.cost() == 0).all(|c| c.len >= len)
