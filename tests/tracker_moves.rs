@@ -764,6 +764,27 @@ fn reconnect_jump_of_four_plies_with_captures_found() {
     assert_eq!(run.count("mismatch"), 0, "{}", run.lines());
 }
 
+/// The Opera game (Morphy, 1858), as far as 15. Bxd7+, in UCI.
+const OPERA: [&str; 29] = [
+    "e2e4", "e7e5", "g1f3", "d7d6", "d2d4", "c8g4", "d4e5", "g4f3", "d1f3", "d6e5", "f1c4", "g8f6",
+    "f3b3", "d8e7", "b1c3", "c7c6", "c1g5", "b7b5", "c3b5", "c6b5", "c4b5", "b8d7", "e1c1", "a8d8",
+    "d1d7", "d8d7", "h1d1", "e7e6", "b5d7",
+];
+
+/// A tracker that resumed the Opera game after its first `plies` plies at `at`, before
+/// the board has reported.
+fn resumed_opera(plies: usize, at: Time) -> Tracker {
+    let moves: Vec<String> = OPERA[..plies].iter().map(|m| m.to_string()).collect();
+    let mut t = Tracker::new(config());
+    t.resume(
+        at,
+        "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
+        &moves,
+    )
+    .expect("resumed");
+    t
+}
+
 #[test]
 fn a_resumed_game_first_read_after_plies_played_meanwhile_finds_those_plies() {
     // The Opera game after 12. O-O-O, resumed after a restart; the board's first report
@@ -771,22 +792,8 @@ fn a_resumed_game_first_read_after_plies_played_meanwhile_finds_those_plies() {
     // it: the report changes four squares (a8, d8, d1, d7), not every square at once. Read
     // as every piece put down from nothing, the search for explanations filled up on the
     // rook's ways round (12...Rb8 13. Rd2 Rb8-a8 ...) and confirmed 12...Rb8.
-    let opera: Vec<String> = [
-        "e2e4", "e7e5", "g1f3", "d7d6", "d2d4", "c8g4", "d4e5", "g4f3", "d1f3", "d6e5", "f1c4",
-        "g8f6", "f3b3", "d8e7", "b1c3", "c7c6", "c1g5", "b7b5", "c3b5", "c6b5", "c4b5", "b8d7",
-        "e1c1",
-    ]
-    .iter()
-    .map(|m| m.to_string())
-    .collect();
-    let mut t = Tracker::new(config());
+    let mut t = resumed_opera(23, Time::ZERO);
     let mut run = Run::default();
-    t.resume(
-        Time::ZERO,
-        "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
-        &opera,
-    )
-    .expect("resumed");
     let read = board("3rkb1r/p2Rqppp/5n2/1B2p1B1/4P3/1Q6/PPP2PPP/2K4R");
     t.handle_board(Time::from_millis(600), &read);
     advance(&mut t, Time::from_millis(9000), &mut run);
@@ -802,22 +809,8 @@ fn a_resumed_game_first_read_mid_capture_follows_the_capture() {
     // and the knight in the hand. 15...Qxd7 16. Bxf6 Qe6 17. Bg5 ends in that board too,
     // four plies with two captures nobody played; the knight is put down on d7 a
     // millisecond after the report.
-    let opera: Vec<String> = [
-        "e2e4", "e7e5", "g1f3", "d7d6", "d2d4", "c8g4", "d4e5", "g4f3", "d1f3", "d6e5", "f1c4",
-        "g8f6", "f3b3", "d8e7", "b1c3", "c7c6", "c1g5", "b7b5", "c3b5", "c6b5", "c4b5", "b8d7",
-        "e1c1", "a8d8", "d1d7", "d8d7", "h1d1", "e7e6", "b5d7",
-    ]
-    .iter()
-    .map(|m| m.to_string())
-    .collect();
-    let mut t = Tracker::new(config());
+    let mut t = resumed_opera(29, Time::ZERO);
     let mut run = Run::default();
-    t.resume(
-        Time::ZERO,
-        "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
-        &opera,
-    )
-    .expect("resumed");
     let read = board("4kb1r/p4ppp/4q3/4p1B1/4P3/1Q6/PPP2PPP/2KR4");
     t.handle_board(Time::from_millis(600), &read);
     t.handle_change(
@@ -838,20 +831,8 @@ fn a_board_read_mid_move_after_plies_away_waits_for_the_piece_in_the_hand() {
     // The Opera game after 5...dxe5, resumed; the board was away for 6. Bc4 Nf6 and is read
     // with White's queen in the hand; 6. Qf6 Nxf6 7. Bc4 ends in that board too, but the
     // queen is put down on b3 40 ms after the read: after every change the read shows.
-    let opera: Vec<String> = [
-        "e2e4", "e7e5", "g1f3", "d7d6", "d2d4", "c8g4", "d4e5", "g4f3", "d1f3", "d6e5",
-    ]
-    .iter()
-    .map(|m| m.to_string())
-    .collect();
-    let mut t = Tracker::new(config());
+    let mut t = resumed_opera(10, Time::from_millis(50));
     let mut run = Run::default();
-    t.resume(
-        Time::from_millis(50),
-        "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
-        &opera,
-    )
-    .expect("resumed");
     let read = board("rn1qkb1r/ppp2ppp/5n2/4p3/2B1P3/8/PPP2PPP/RNB1K2R");
     t.handle_board(Time::from_millis(100), &read);
     advance(&mut t, Time::from_millis(130), &mut run);
