@@ -37,8 +37,10 @@ fn position(moves: &[String]) -> String {
 /// made, and garbage lines. Returns the wall time of each `bestmove` after the hand's move
 /// was complete.
 fn play(game: &Game, protocol: Protocol, player: Color, seed: u64) -> Vec<Duration> {
+    // A DGT board with LEDs is a Revelation II (LED commands go to no other DGT board).
     let options = BoardOptions {
         clock: protocol == Protocol::Dgt,
+        dgt_revelation: protocol == Protocol::Dgt,
         ..BoardOptions::default()
     };
     let hand = HandOptions::default().with_speed(SPEED);
@@ -174,6 +176,48 @@ fn a_whole_game_on_a_dgt_board_with_the_guis_moves_shown_on_leds_and_clock() {
     let latencies = play(game, Protocol::Dgt, Color::White, 11);
     assert_eq!(latencies.len(), game.moves.len().div_ceil(2));
     report("dgt, white", started, &latencies);
+}
+
+#[test]
+fn a_plain_dgt_board_shows_the_guis_move_on_its_clock_and_gets_no_led_command() {
+    let options = BoardOptions {
+        clock: true,
+        dgt_revelation: false,
+        ..BoardOptions::default()
+    };
+    let hand = HandOptions::default().with_speed(SPEED);
+    let start = shakmaty::Chess::default();
+    let board = LiveBoard::start(Protocol::Dgt, &options, &start, 13, hand, SPEED).expect("board");
+    let mut gui = Gui::start(&["--device", board.path(), "--protocol", "dgt"]);
+    gui.handshake();
+    gui.send("ucinewgame");
+    gui.send("isready");
+    assert_eq!(gui.expect_protocol(Duration::from_secs(5)), "readyok");
+    gui.send("position startpos moves e2e4");
+    gui.send("go infinite");
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while board.view().clock_text.as_deref() != Some("e4") {
+        assert!(
+            Instant::now() < deadline,
+            "the clock shows {:?}, not e4",
+            board.view().clock_text
+        );
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    assert_eq!(
+        board.view().shown,
+        None,
+        "no LED command reached a plain DGT board"
+    );
+    gui.send("stop");
+    assert_eq!(gui.expect_protocol(MOVE_LIMIT), "bestmove 0000");
+    gui.send("quit");
+    assert_eq!(
+        gui.wait_exit(Duration::from_secs(3)),
+        Some(0),
+        "quit ends it"
+    );
+    board.stop().expect("the board ran");
 }
 
 #[test]

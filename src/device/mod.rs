@@ -1,10 +1,13 @@
-//! A board on a serial port: the thin IO shell around one [`BoardCore`].
+//! A board on a serial port: the thin IO shell around one [`PipelineCore`], the same core
+//! the daemon drives.
 //!
 //! [`Device`] opens the port exactly as the daemon does ([`link::open`]: exclusively, 8N1 at
-//! the protocol's speed; Millennium parity is done in software by the codec), sends the protocol's start-up commands, and then turns
-//! reads, timers and writes into calls on the sans-IO core, handing back what the core
-//! decides. Time is tokio's, so tests can pause and drive it. Reconnection, many boards and
-//! publishing are the daemon's business, not this module's.
+//! the protocol's speed; Millennium parity is done in software by the codec), and then
+//! turns reads, timers and writes into calls on the sans-IO core, handing back what the
+//! core decides: the start-up and its pacing, the DGT keep-alive and board checks, clock
+//! commands, LEDs only on boards that have them, Millennium register writes checked and
+//! retried. Time is tokio's, so tests can pause and drive it. Reconnection, many boards
+//! and publishing are the daemon's business, not this module's.
 
 use std::fs::File;
 use std::io::{self, BufWriter};
@@ -15,11 +18,11 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::time::Instant;
 use tokio_serial::SerialStream;
 
-use crate::daemon::core::pace::Pacer;
+use crate::daemon::core::{CommandError, Core, CoreCommand, PipelineCore};
 use crate::daemon::link::{self, LinkError};
 use crate::event::TimedEvent;
-use crate::pipeline::{BoardCore, CoreConfig};
-use crate::protocol::{Protocol, dgt, millennium};
+use crate::pipeline::CoreConfig;
+use crate::protocol::Protocol;
 use crate::sensing::Sensed;
 use crate::time::Time;
 use crate::trace::{Direction, TraceHeader, TraceWriter};
@@ -41,6 +44,9 @@ pub enum DeviceError {
     /// Writing the trace failed.
     #[error("writing the trace: {0}")]
     Trace(io::Error),
+    /// The core refused a command.
+    #[error("{0}")]
+    Refused(CommandError),
 }
 
 /// Something the device hands back.
@@ -58,30 +64,28 @@ pub struct Device {
     path: PathBuf,
     protocol: Protocol,
     port: SerialStream,
-    core: BoardCore,
+    core: PipelineCore,
     origin: Instant,
     trace: Option<TraceWriter<BufWriter<File>>>,
     buf: Vec<u8>,
-    /// When the next command may be written.
-    pace: Pacer,
 }
+
+/// The longest [`Device::start`] waits for the start-up to be written.
+const START_LIMIT: Duration = Duration::from_secs(3);
 
 impl Device {
     /// Opens the board at `path` for `protocol`. The port is opened as [`link::open`]
     /// opens it.
     pub fn open(path: &Path, protocol: Protocol, core: CoreConfig) -> Result<Device, DeviceError> {
         let port = link::open(path, protocol.baud_rate()).map_err(DeviceError::Open)?;
-        let mut pace = Pacer::for_protocol(protocol);
-        pace.opened(Time::ZERO);
         Ok(Device {
             path: path.to_path_buf(),
             protocol,
             port,
-            core: BoardCore::new(protocol, core),
+            core: PipelineCore::from_config(protocol, core),
             origin: Instant::now(),
             trace: None,
             buf: vec![0; 4096],
-            pace,
         })
     }
 
@@ -93,7 +97,11 @@ impl Device {
             Protocol::Dgt => "9600 8N1".to_string(),
             Protocol::Millennium => "38400 7O1".to_string(),
         });
-        header.laws = self.core.laws().map(|l| l.edition.name().to_string());
+        header.laws = self
+            .core
+            .board()
+            .laws()
+            .map(|l| l.edition.name().to_string());
         header.other.push(("title".to_string(), title.to_string()));
         header
             .other
@@ -108,60 +116,87 @@ impl Device {
         Time::from_micros(self.origin.elapsed().as_micros() as u64)
     }
 
+    fn instant(&self, t: Time) -> Instant {
+        self.origin + Duration::from_micros(t.as_micros())
+    }
+
     /// The board's core.
-    pub fn core(&self) -> &BoardCore {
+    pub fn core(&self) -> &PipelineCore {
         &self.core
     }
 
-    /// The board's core, for commands (a new game, a game to resume).
-    pub fn core_mut(&mut self) -> &mut BoardCore {
+    /// The board's core, for commands (a new game, a game to resume, a move to show).
+    pub fn core_mut(&mut self) -> &mut PipelineCore {
         &mut self.core
     }
 
-    /// Sends the protocol's start-up commands (paced as [`Device::write`] paces).
-    pub async fn start(&mut self) -> Result<(), DeviceError> {
-        for command in startup_commands(self.protocol) {
-            self.write(&command).await?;
-        }
-        Ok(())
-    }
-
-    /// Writes one command to the board (and to the trace), once the board may take it
-    /// ([`Pacer`]: a DGT board's first command goes 400 ms after the port was opened, each
-    /// next one 100 ms after the one before; the wait is tokio's).
-    pub async fn write(&mut self, bytes: &[u8]) -> Result<(), DeviceError> {
-        if let Some(due) = self.pace.due() {
-            tokio::time::sleep_until(self.origin + Duration::from_micros(due.as_micros())).await;
-        }
+    /// Gives the core a command now, and writes what it has to send at once.
+    pub async fn command(&mut self, command: CoreCommand) -> Result<(), DeviceError> {
         let now = self.now();
-        self.pace.sent(now);
-        if let Some(trace) = &mut self.trace {
-            trace
-                .write(now, Direction::ToBoard, bytes)
-                .and_then(|()| trace.flush())
-                .map_err(DeviceError::Trace)?;
+        let answer = self.core.handle_command(now, command);
+        self.flush().await?;
+        answer.map_err(DeviceError::Refused)
+    }
+
+    /// Starts the link: the core's start-up for the protocol, written as the core paces it
+    /// (a DGT board's first command 400 ms after the port opened, each next one 100 ms
+    /// after the one before; the waits are tokio's). Returns once it is all written, or
+    /// after [`START_LIMIT`].
+    pub async fn start(&mut self) -> Result<(), DeviceError> {
+        let now = self.now();
+        self.core.handle_connected(now);
+        let limit = Instant::now() + START_LIMIT;
+        loop {
+            self.flush().await?;
+            let Some(due) = self.core.pacing_due().filter(|_| self.core.has_queued()) else {
+                return Ok(());
+            };
+            let due = self.instant(due);
+            if due > limit {
+                return Ok(());
+            }
+            tokio::time::sleep_until(due).await;
+            let now = self.now();
+            self.core.handle_timeout(now);
         }
-        self.port
-            .write_all(bytes)
-            .await
-            .map_err(|e| self.disconnected(&e))?;
+    }
+
+    /// Writes what the core has to send now (and to the trace).
+    async fn flush(&mut self) -> Result<(), DeviceError> {
+        while let Some(bytes) = self.core.poll_transmit() {
+            let now = self.now();
+            if let Some(trace) = &mut self.trace {
+                trace
+                    .write(now, Direction::ToBoard, &bytes)
+                    .and_then(|()| trace.flush())
+                    .map_err(DeviceError::Trace)?;
+            }
+            self.port
+                .write_all(&bytes)
+                .await
+                .map_err(|e| self.disconnected(&e))?;
+        }
         Ok(())
     }
 
-    /// Waits for the next thing the core decides, reading the port and running its timers
-    /// meanwhile.
+    /// Waits for the next thing the core decides, reading the port, writing what the core
+    /// sends (keep-alive, clock, LEDs) and running its timers meanwhile.
     pub async fn next(&mut self) -> Result<DeviceOutput, DeviceError> {
         loop {
+            self.flush().await?;
+            if let Some(reason) = self.core.link_lost() {
+                return Err(DeviceError::Disconnected {
+                    path: self.path.display().to_string(),
+                    reason,
+                });
+            }
             if let Some(item) = self.core.poll_sensed() {
                 return Ok(DeviceOutput::Sensed(item));
             }
             if let Some(event) = self.core.poll_event() {
                 return Ok(DeviceOutput::Event(event));
             }
-            let deadline = self
-                .core
-                .poll_timeout()
-                .map(|t| self.origin + Duration::from_micros(t.as_micros()));
+            let deadline = self.core.poll_timeout().map(|t| self.instant(t));
             tokio::select! {
                 read = self.port.read(&mut self.buf) => {
                     let n = read.map_err(|e| self.disconnected(&e))?;
@@ -200,13 +235,5 @@ async fn sleep_until_opt(deadline: Option<Instant>) {
     match deadline {
         Some(d) => tokio::time::sleep_until(d).await,
         None => std::future::pending().await,
-    }
-}
-
-/// The commands a board is sent when it is opened.
-pub fn startup_commands(protocol: Protocol) -> Vec<Vec<u8>> {
-    match protocol {
-        Protocol::Dgt => dgt::startup_commands(),
-        Protocol::Millennium => millennium::startup_commands(),
     }
 }

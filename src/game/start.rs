@@ -1,6 +1,6 @@
 //! Start positions: the standard one and the 960 of Chess960.
 
-use shakmaty::{Bitboard, Board, Color, Rank, Role, Square};
+use shakmaty::{Bitboard, Board, Rank, Role};
 
 /// Which start position a placement is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -9,6 +9,14 @@ pub enum StartKind {
     Standard,
     /// One of the other 959 Chess960 start positions.
     Chess960,
+}
+
+/// The occupancy of every start position: ranks 1, 2, 7 and 8 full.
+const START_OCCUPANCY: Bitboard = Bitboard(0xffff_0000_0000_ffff);
+
+/// Whether the occupancy is that of a start position (ranks 1, 2, 7 and 8 full).
+pub fn start_occupancy(board: &Board) -> bool {
+    board.occupied() == START_OCCUPANCY
 }
 
 /// Whether `board` is a start position (standard or Chess960), and which.
@@ -23,78 +31,42 @@ pub enum StartKind {
 /// assert_eq!(start_kind(&shakmaty::Board::empty()), None);
 /// ```
 pub fn start_kind(board: &Board) -> Option<StartKind> {
-    let expected_occupancy = Bitboard::from_rank(Rank::First)
-        | Bitboard::from_rank(Rank::Second)
-        | Bitboard::from_rank(Rank::Seventh)
-        | Bitboard::from_rank(Rank::Eighth);
-    if board.occupied() != expected_occupancy {
+    if !start_occupancy(board) {
         return None;
     }
-    let pawns = board.by_role(Role::Pawn);
-    if board.by_color(Color::White) & pawns != Bitboard::from_rank(Rank::Second)
-        || board.by_color(Color::Black) & pawns != Bitboard::from_rank(Rank::Seventh)
+    if *board == Board::new() {
+        return Some(StartKind::Standard);
+    }
+    let rank2 = Bitboard::from_rank(Rank::Second);
+    let rank7 = Bitboard::from_rank(Rank::Seventh);
+    let rank1 = Bitboard::from_rank(Rank::First);
+    if board.pawns() != rank2 | rank7 || board.white() != rank1 | rank2 {
+        return None;
+    }
+    // Black's back rank mirrors White's.
+    if rank1
+        .into_iter()
+        .any(|sq| board.role_at(sq) != board.role_at(sq.flip_vertical()))
     {
         return None;
     }
-    let mut back = [Role::Pawn; 8];
-    for (file, slot) in back.iter_mut().enumerate() {
-        let white = board.piece_at(Square::from_coords(
-            shakmaty::File::new(file as u32),
-            Rank::First,
-        ))?;
-        let black = board.piece_at(Square::from_coords(
-            shakmaty::File::new(file as u32),
-            Rank::Eighth,
-        ))?;
-        if white.color != Color::White || black.color != Color::Black || white.role != black.role {
-            return None;
-        }
-        *slot = white.role;
-    }
-    if !is_chess960_back_rank(&back) {
+    let back = |role: Role| board.by_role(role) & rank1;
+    let (kings, rooks, bishops) = (back(Role::King), back(Role::Rook), back(Role::Bishop));
+    if kings.count() != 1
+        || rooks.count() != 2
+        || bishops.count() != 2
+        || back(Role::Queen).count() != 1
+        || back(Role::Knight).count() != 2
+    {
         return None;
     }
-    const STANDARD: [Role; 8] = [
-        Role::Rook,
-        Role::Knight,
-        Role::Bishop,
-        Role::Queen,
-        Role::King,
-        Role::Bishop,
-        Role::Knight,
-        Role::Rook,
-    ];
-    Some(if back == STANDARD {
-        StartKind::Standard
-    } else {
-        StartKind::Chess960
-    })
-}
-
-fn is_chess960_back_rank(back: &[Role; 8]) -> bool {
-    let count = |role: Role| back.iter().filter(|&&r| r == role).count();
-    if count(Role::King) != 1
-        || count(Role::Queen) != 1
-        || count(Role::Rook) != 2
-        || count(Role::Bishop) != 2
-        || count(Role::Knight) != 2
-    {
-        return false;
+    // Bishops on squares of opposite colours, the king between the rooks.
+    if (bishops & Bitboard::LIGHT_SQUARES).count() != 1 {
+        return None;
     }
-    let files = |role: Role| {
-        back.iter()
-            .enumerate()
-            .filter(move |&(_, &r)| r == role)
-            .map(|(f, _)| f)
-    };
-    let bishops: Vec<usize> = files(Role::Bishop).collect();
-    let rooks: Vec<usize> = files(Role::Rook).collect();
-    let king = files(Role::King).next().unwrap_or(0);
-    bishops.len() == 2
-        && bishops[0] % 2 != bishops[1] % 2
-        && rooks.len() == 2
-        && rooks[0] < king
-        && king < rooks[1]
+    let king = kings.first()?;
+    let (a, b) = (rooks.first()?, rooks.last()?);
+    (a < king && king < b).then_some(StartKind::Chess960)
 }
 
 #[cfg(test)]

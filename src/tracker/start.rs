@@ -4,9 +4,9 @@
 //! builds the game's first position with the right castling mode. It knows nothing of time,
 //! events or how the board was read.
 
-use shakmaty::{
-    Bitboard, Board, CastlingMode, Chess, Color, EnPassantMode, Rank, Role, Setup, fen::Fen,
-};
+use shakmaty::{Board, CastlingMode, Chess, Color, Setup, fen::Fen};
+
+use crate::game::start::{StartKind, start_kind};
 
 /// A game's first position.
 #[derive(Debug, Clone)]
@@ -37,7 +37,7 @@ impl Start {
 
     /// The full FEN of the position.
     pub fn fen(&self) -> String {
-        Fen::from_position(&self.pos, EnPassantMode::Legal).to_string()
+        crate::game::notation::fen_of(&self.pos)
     }
 
     /// Parses a caller's FEN (any legal position; Chess960 castling rights are detected).
@@ -58,66 +58,29 @@ impl Start {
     }
 }
 
-const START_OCCUPANCY: Bitboard = Bitboard(0xffff_0000_0000_ffff);
-
-/// Whether the occupancy is that of a start position (ranks 1, 2, 7 and 8 full).
-pub fn start_occupancy(board: &Board) -> bool {
-    board.occupied() == START_OCCUPANCY
-}
+pub use crate::game::start::start_occupancy;
 
 /// The start position this board shows, if any: the standard start, or (with piece
-/// identity) any of the 960 Chess960 starts. Without identity, a full start occupancy counts
-/// as the standard start.
+/// identity) any of the 960 Chess960 starts ([`start_kind`]). Without identity, a full
+/// start occupancy counts as the standard start.
 pub fn recognise(board: &Board, identity: bool) -> Option<Start> {
-    if !start_occupancy(board) {
-        return None;
+    if !identity {
+        return start_occupancy(board).then(Start::standard);
     }
-    if !identity || *board == Board::new() {
-        return Some(Start::standard());
-    }
-    let rank2 = Bitboard::from_rank(Rank::Second);
-    let rank7 = Bitboard::from_rank(Rank::Seventh);
-    let rank1 = Bitboard::from_rank(Rank::First);
-    if board.pawns() != rank2 | rank7 || board.white() != rank1 | rank2 {
-        return None;
-    }
-    // Black's back rank mirrors White's.
-    for sq in rank1 {
-        let top = sq.flip_vertical();
-        if board.role_at(sq) != board.role_at(top) {
-            return None;
+    match start_kind(board)? {
+        StartKind::Standard => Some(Start::standard()),
+        StartKind::Chess960 => {
+            let mut setup = Setup::empty();
+            setup.board = board.clone();
+            setup.turn = Color::White;
+            setup.castling_rights = board.rooks();
+            let pos: Chess = setup.position(CastlingMode::Chess960).ok()?;
+            Some(Start {
+                pos,
+                chess960: true,
+            })
         }
     }
-    let back = |role: Role| board.by_role(role) & rank1;
-    let kings = back(Role::King);
-    let rooks = back(Role::Rook);
-    let bishops = back(Role::Bishop);
-    if kings.count() != 1
-        || rooks.count() != 2
-        || bishops.count() != 2
-        || back(Role::Queen).count() != 1
-        || back(Role::Knight).count() != 2
-    {
-        return None;
-    }
-    // Bishops on squares of opposite colours, the king between the rooks.
-    if (bishops & Bitboard::LIGHT_SQUARES).count() != 1 {
-        return None;
-    }
-    let king = kings.first()?;
-    let (a, b) = (rooks.first()?, rooks.last()?);
-    if !(a < king && king < b) {
-        return None;
-    }
-    let mut setup = Setup::empty();
-    setup.board = board.clone();
-    setup.turn = Color::White;
-    setup.castling_rights = board.rooks();
-    let pos: Chess = setup.position(CastlingMode::Chess960).ok()?;
-    Some(Start {
-        pos,
-        chess960: true,
-    })
 }
 
 /// Whether this board is a start position seen from the wrong side (the board turned 180°):

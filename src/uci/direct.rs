@@ -3,7 +3,7 @@
 //! It finds the board (the `--device` given, or the first serial port a board answers on),
 //! tells its protocol when asked to (`auto`: the daemon's probe), opens it as a
 //! [`Device`] and runs it: game events go to the bridge, the engine's actions come back as
-//! bytes for the LEDs and clock, or as commands for the board's core. When the board goes
+//! commands for the board's core, which shows a move on the LEDs and clock the board has. When the board goes
 //! away it is opened again (every second), and the game goes on where its events left it.
 //! It is first opened at the engine's [`Action::Start`], with the options the GUI set
 //! before; options changed later reopen it the same way, its core built with them (the
@@ -12,11 +12,13 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+use shakmaty::uci::UciMove;
+
 use super::bridge::{News, TaskChannels};
 use super::engine::{Action, Indication};
-use super::indicate;
 use super::options::Settings;
 use crate::daemon::config::{Laws, TouchMove};
+use crate::daemon::core::{CommandError, Core, CoreCommand};
 use crate::daemon::{link, probe};
 use crate::device::{Device, DeviceError, DeviceOutput};
 use crate::event::GameEvent;
@@ -90,7 +92,7 @@ pub async fn run(config: DirectConfig, mut ch: TaskChannels) {
                     &ch,
                     format!("reading the {found} board on {}", path.display()),
                 );
-                match session(device, found, &mut state, &mut ch).await {
+                match session(device, &mut state, &mut ch).await {
                     Ended::Bridge => return,
                     Ended::Reopen => continue,
                 }
@@ -168,11 +170,11 @@ async fn open(
     let mut device =
         Device::open(&path, protocol, core_config(&state.settings)).map_err(|e| e.to_string())?;
     // A GUI waits for the move, not for the clock's times at the press.
-    device.core_mut().send_moves_at_once();
+    device.core_mut().board_mut().send_moves_at_once();
     if let Some(fen) = &state.record.start_fen {
         let moves: Vec<String> = state.record.moves.iter().map(|m| m.uci.clone()).collect();
         let now = device.now();
-        if let Err(e) = device.core_mut().resume(now, fen, &moves) {
+        if let Err(e) = device.core_mut().board_mut().resume(now, fen, &moves) {
             tracing::warn!("the game could not be taken up again: {e}");
         }
     }
@@ -227,15 +229,9 @@ enum Step {
     Action(Option<Action>),
 }
 
-async fn session(
-    mut device: Device,
-    protocol: Protocol,
-    state: &mut State,
-    ch: &mut TaskChannels,
-) -> Ended {
+async fn session(mut device: Device, state: &mut State, ch: &mut TaskChannels) -> Ended {
     if let Some(shown) = state.shown.clone() {
-        let bytes = indicate::show(protocol, orientation(&device), &shown);
-        write_all(&mut device, bytes).await;
+        show(&mut device, &shown).await;
     }
     loop {
         let step = tokio::select! {
@@ -262,23 +258,22 @@ async fn session(
             }
             Step::Action(None) => {
                 if state.shown.is_some() {
-                    write_all(&mut device, indicate::clear(protocol)).await;
+                    clear(&mut device).await;
                 }
                 return Ended::Bridge;
             }
             Step::Action(Some(action)) => match action {
                 Action::Show(i) => {
-                    let bytes = indicate::show(protocol, orientation(&device), &i);
-                    write_all(&mut device, bytes).await;
+                    show(&mut device, &i).await;
                     state.shown = Some(i);
                 }
                 Action::Clear => {
-                    write_all(&mut device, indicate::clear(protocol)).await;
+                    clear(&mut device).await;
                     state.shown = None;
                 }
                 Action::SetPosition(fen) => {
                     let now = device.now();
-                    if let Err(e) = device.core_mut().new_game(now, &fen) {
+                    if let Err(e) = device.core_mut().board_mut().new_game(now, &fen) {
                         let _ = ch.news.send(News::Failed(Action::SetPosition(fen), e));
                     }
                 }
@@ -294,16 +289,38 @@ async fn session(
     }
 }
 
-fn orientation(device: &Device) -> crate::event::Orientation {
-    device.core().sensing().orientation()
+/// Shows a move on the board as its core can: the LEDs of a board that has them (every
+/// Millennium board, a DGT Revelation II), the move on a DGT clock.
+async fn show(device: &mut Device, indication: &Indication) {
+    let uci = indication
+        .uci
+        .as_deref()
+        .and_then(|u| UciMove::from_ascii(u.as_bytes()).ok())
+        .unwrap_or(UciMove::Normal {
+            from: indication.from,
+            to: indication.to,
+            promotion: None,
+        });
+    let command = CoreCommand::ShowMove {
+        uci,
+        san: indication.text.clone(),
+    };
+    if let Err(e) = device.command(command).await {
+        // A board that went away is noticed by the next read.
+        tracing::warn!("showing the move: {e}");
+    }
 }
 
-async fn write_all(device: &mut Device, commands: Vec<Vec<u8>>) {
-    for c in commands {
-        if let Err(e) = device.write(&c).await {
-            // A board that went away is noticed by the next read.
-            tracing::warn!("{e}");
-            return;
+/// Stops showing a move: the LEDs out (where there are LEDs), the clock's times back (where
+/// there is a clock). What the board cannot do is left out.
+async fn clear(device: &mut Device) {
+    for command in [
+        CoreCommand::SetLeds(Vec::new()),
+        CoreCommand::ClockText(String::new()),
+    ] {
+        match device.command(command).await {
+            Ok(()) | Err(DeviceError::Refused(CommandError::Unsupported(_))) => {}
+            Err(e) => tracing::warn!("clearing the move shown: {e}"),
         }
     }
 }

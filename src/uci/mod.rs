@@ -6,7 +6,6 @@
 //! - [`options`]: the engine's options (`UCI_Chess960`, `Laws`, `TouchMove`, `SettleMs`);
 //! - [`engine`]: the engine itself, sans-IO: lines and board events in, lines and board
 //!   actions out;
-//! - [`indicate`]: what a board is sent to show a move (LEDs, clock text), sans-IO;
 //! - [`input`]: the GUI's lines, each read with a bound;
 //! - [`bridge`]: the thin IO loop (the GUI's lines in, the engine's lines out) that
 //!   `eboardd uci` runs beside a board task: [`direct`] opens the board itself, [`follow`]
@@ -19,7 +18,6 @@ pub mod command;
 pub mod direct;
 pub mod engine;
 pub mod follow;
-pub mod indicate;
 pub mod input;
 pub mod line;
 pub mod options;

@@ -154,6 +154,13 @@ impl PipelineCore {
             tracker,
             laws: laws_config(settings),
         };
+        Self::from_config(protocol, config)
+    }
+
+    /// A core for a board speaking `protocol`, its reading set up by `config` (the shells
+    /// of `watch`, `record`, `demo` and `uci --device`, which set more than the daemon's
+    /// settings do).
+    pub fn from_config(protocol: Protocol, config: CoreConfig) -> Self {
         PipelineCore {
             protocol,
             core: BoardCore::new(protocol, config),
@@ -175,6 +182,22 @@ impl PipelineCore {
             pacer: Pacer::for_protocol(protocol),
             now: Time::ZERO,
         }
+    }
+
+    /// The reading core inside: sensing, tracker and arbiter.
+    pub fn board(&self) -> &BoardCore {
+        &self.core
+    }
+
+    /// The reading core inside, for what the game needs of it (a game resumed, a new game
+    /// from a FEN, moves sent at once).
+    pub fn board_mut(&mut self) -> &mut BoardCore {
+        &mut self.core
+    }
+
+    /// The next sensed item kept for the shell (with [`CoreConfig::keep_sensed`]).
+    pub fn poll_sensed(&mut self) -> Option<crate::sensing::Sensed> {
+        self.core.poll_sensed()
     }
 
     /// The DGT clock's queue (what is known of the clock).
