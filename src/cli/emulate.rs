@@ -28,7 +28,7 @@ use crate::playback::{TraceBoard, pty};
 use crate::protocol::Protocol;
 use crate::sim::HandOptions;
 use crate::sim::device::BoardOptions;
-use crate::sim::live::LiveBoard;
+use crate::sim::live::{LiveBoard, View};
 use crate::sim::rng::Rng;
 use crate::trace::read_trace_file;
 use crate::uci::line::GameLine;
@@ -198,7 +198,7 @@ fn live(
         SideArg::None => None,
     };
     let mut rng = Rng::derive(args.seed, "emulate: the hand's moves");
-    let mut carried: Option<(shakmaty::Square, shakmaty::Square)> = None;
+    let mut carried: Option<View> = None;
     let mut over = false;
     let mut input = Some(input);
     loop {
@@ -247,19 +247,23 @@ fn live(
             continue;
         }
         let view = board.view();
-        if view.shown.is_some()
-            && view.shown != carried
+        if carried.as_ref() != Some(&view)
             && let Some(mv) = board.guided_move()
         {
-            // Sees the lights, reaches for the piece.
+            // Sees the lights (or the clock's text), reaches for the piece.
             board.sleep_until(board.now() + rng.millis(300.0, 900.0));
             let end = board.play(mv)?;
-            carried = view.shown;
+            carried = Some(view);
             say(&format!("carried {}", uci(mv)))?;
             board.sleep_until(end);
             continue;
         }
-        if view.shown.is_none() {
+        if view.shown.is_none()
+            && view
+                .clock_text
+                .as_deref()
+                .is_none_or(|t| t.trim().is_empty())
+        {
             carried = None;
         }
         std::thread::sleep(Duration::from_millis(10));

@@ -220,13 +220,23 @@ impl Drop for LiveBoard {
 /// The legal move in `pos` that `view` shows: the move between the two lit squares (for
 /// castling the king's squares, or king and rook); a promotion is the piece the clock
 /// names in SAN, else a queen.
+/// A board without LEDs shows the move on its clock alone: the clock's text, read as SAN
+/// (or as UCI), is then the move.
 pub fn guided_move(pos: &Chess, view: &View) -> Option<Move> {
-    let (from, to) = view.shown?;
-    let named = view
-        .clock_text
-        .as_deref()
-        .and_then(|t| t.parse::<SanPlus>().ok())
-        .and_then(|san| san.san.to_move(pos).ok());
+    let named = view.clock_text.as_deref().and_then(|t| {
+        let t = t.trim();
+        t.parse::<SanPlus>()
+            .ok()
+            .and_then(|san| san.san.to_move(pos).ok())
+            .or_else(|| {
+                t.parse::<shakmaty::uci::UciMove>()
+                    .ok()
+                    .and_then(|u| u.to_move(pos).ok())
+            })
+    });
+    let Some((from, to)) = view.shown else {
+        return named;
+    };
     let candidates: Vec<Move> = pos
         .legal_moves()
         .into_iter()
@@ -299,5 +309,27 @@ mod tests {
             guided_move(&pos, &plain).and_then(|m| m.promotion()),
             Some(Role::Queen)
         );
+    }
+
+    #[test]
+    fn a_board_without_leds_shows_the_move_by_the_clock_alone() {
+        let pos = Chess::default();
+        let san = View {
+            shown: None,
+            clock_text: Some("Nf3".into()),
+        };
+        assert_eq!(guided_move(&pos, &san).map(|m| m.to()), Some(Square::F3));
+        let uci = View {
+            shown: None,
+            clock_text: Some("e2e4 ".into()),
+        };
+        assert_eq!(guided_move(&pos, &uci).map(|m| m.to()), Some(Square::E4));
+        for text in ["", "Nf6", "12:00"] {
+            let other = View {
+                shown: None,
+                clock_text: Some(text.into()),
+            };
+            assert_eq!(guided_move(&pos, &other), None, "{text:?}");
+        }
     }
 }
