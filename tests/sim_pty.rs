@@ -202,3 +202,47 @@ fn emulate_with_no_standard_input_serves_its_board_until_signalled() {
     assert!(status.success(), "{status}");
     assert!(!std::path::Path::new(&path).exists(), "{path} left behind");
 }
+
+#[test]
+fn a_replaying_emulator_ends_on_sigterm_quietly_while_a_host_reads_it() {
+    use std::io::{BufRead, Read};
+    use std::process::{Command, Stdio};
+    let trace = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/traces/dgt-opening.trace");
+    for _ in 0..5 {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_eboardd"))
+            .args(["emulate", "--trace", trace])
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("spawn eboardd emulate --trace");
+        let mut out = std::io::BufReader::new(child.stdout.take().expect("stdout"));
+        let mut first = String::new();
+        out.read_line(&mut first).expect("first line");
+        let path = first
+            .trim()
+            .strip_prefix("device ")
+            .unwrap_or_else(|| panic!("no device line: {first:?}"))
+            .to_string();
+        let mut host = serialport::new(&path, 9600)
+            .timeout(Duration::from_millis(50))
+            .open()
+            .expect("open the emulated board");
+        host.write_all(&[0x42]).expect("ask for the board");
+        let _ = read_until_byte(host.as_mut(), 0x86, Duration::from_secs(5));
+        // The signal comes while the board waits for the host's bytes.
+        let pid = i32::try_from(child.id()).expect("pid");
+        // SAFETY: kill(2) on our own child's pid, with a valid signal number.
+        assert_eq!(unsafe { libc::kill(pid, libc::SIGTERM) }, 0);
+        let status = child.wait().expect("wait");
+        let mut said = String::new();
+        child
+            .stderr
+            .take()
+            .expect("stderr")
+            .read_to_string(&mut said)
+            .expect("stderr");
+        assert!(status.success(), "{status}: {said}");
+        assert!(!said.contains("Interrupted"), "{said}");
+    }
+}

@@ -61,7 +61,9 @@ pub fn serve(
         while let Some(bytes) = board.poll_transmit() {
             pty.master.set_timeout(Duration::from_millis(50))?;
             match pty.master.write_all(&bytes) {
-                Err(e) if e.kind() != ErrorKind::TimedOut => return Err(e),
+                Err(e) if !matches!(e.kind(), ErrorKind::TimedOut | ErrorKind::Interrupted) => {
+                    return Err(e);
+                }
                 _ => {}
             }
         }
@@ -81,7 +83,8 @@ pub fn serve(
         match pty.master.read(&mut buf) {
             Ok(n) if n > 0 => board.handle_host_bytes(now(), &buf[..n]),
             Ok(_) => {}
-            Err(e) if e.kind() == ErrorKind::TimedOut => {}
+            // A signal (the one that asks us to stop, say) cut the wait short.
+            Err(e) if matches!(e.kind(), ErrorKind::TimedOut | ErrorKind::Interrupted) => {}
             // No host has the port open right now.
             Err(e) if e.raw_os_error() == Some(5) || e.kind() == ErrorKind::BrokenPipe => {
                 std::thread::sleep(wait)

@@ -219,7 +219,11 @@ impl PtyBoard {
                 }
                 self.board.handle_host_bytes(at, &buf[..n]);
             }
-            Err(e) if e.kind() == io::ErrorKind::TimedOut => {}
+            Err(e)
+                if matches!(
+                    e.kind(),
+                    io::ErrorKind::TimedOut | io::ErrorKind::Interrupted
+                ) => {}
             // No host has the port open right now.
             Err(e) if e.raw_os_error() == Some(5) => std::thread::sleep(POLL),
             Err(e) => return Err(e),
