@@ -207,7 +207,10 @@ fn emulate_with_no_standard_input_serves_its_board_until_signalled() {
 fn a_replaying_emulator_ends_on_sigterm_quietly_while_a_host_reads_it() {
     use std::io::{BufRead, Read};
     use std::process::{Command, Stdio};
-    let trace = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/traces/dgt-opening.trace");
+    let trace = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/traces/dgt-opening.trace"
+    );
     for _ in 0..5 {
         let mut child = Command::new(env!("CARGO_BIN_EXE_eboardd"))
             .args(["emulate", "--trace", trace])

@@ -892,3 +892,71 @@ fn a_queen_taken_back_within_a_scan_and_set_down_near_by_is_corrected() {
     );
     assert_eq!(run.count("mismatch"), 0, "{}", run.lines());
 }
+
+/// White to play (Leko–Ponomariov, move 13): the bishop on c1 goes to g5 over d2, e3 and
+/// f4, resting on f4 long enough to be confirmed there; Black replies f6 as the bishop goes
+/// on; the bishop then drops back to e3 and Black plays Kh8. As a DGT board reported it.
+const BISHOP_FEN: &str = "r1bq1rk1/1p3ppp/p1n1p1n1/b7/2BP4/P1NQ1N2/1P3PPP/R1BR2K1 w - - 2 13";
+
+#[test]
+fn a_slider_confirmed_where_it_rested_then_seen_further_on_is_corrected() {
+    let (cfg, start) = set_up(BISHOP_FEN, dgt());
+    let s = timeline(&[
+        (1000.0, "d2", Some('B')),
+        (1025.0, "c1", None),
+        (1190.0, "f4", Some('B')),
+        (1244.0, "d2", None),
+        // Bf4 is confirmed about here; Black reaches for the f-pawn.
+        (1776.0, "f7", None),
+        (1837.0, "g5", Some('B')),
+        (1862.0, "f4", None),
+        (2029.0, "f6", Some('p')),
+        (2059.0, "g5", None),
+        (2547.0, "e3", Some('B')),
+        (2643.0, "g8", None),
+        (2876.0, "h8", Some('k')),
+    ]);
+    let run = run_script_with(cfg, &start, &s.wait(3000.0));
+    // Bf4, f6, Bxe3... gives the same position: only the bishop seen on g5 tells the game.
+    assert!(confirm_time(&run, "c1f4") < 1776.0, "{}", run.lines());
+    assert_eq!(
+        run.final_uci(),
+        ["c1g5", "f7f6", "g5e3", "g8h8"],
+        "{}",
+        run.lines()
+    );
+    assert_eq!(run.count("mismatch"), 0, "{}", run.lines());
+}
+
+/// White to play (move 14): Nd5 is never seen on d5 (Black lifts the knight within the
+/// scan and sets it down on e6 for a moment), Nxd5, then Rab1 Qa6 Qxd5 follow so fast that
+/// no ply can be confirmed before the fifth is under way. As a DGT board reported it.
+const KNIGHT_FEN: &str = "r4rk1/pp2ppbp/1qnp1np1/6B1/2P5/P1NQPN2/5PPP/R4RK1 w - - 2 14";
+
+#[test]
+fn plies_played_faster_than_the_search_is_deep_are_all_read() {
+    let (cfg, start) = set_up(KNIGHT_FEN, dgt());
+    let s = timeline(&[
+        (1000.0, "c3", None),
+        (1618.0, "e6", Some('N')),
+        (2075.0, "f6", None),
+        (2542.0, "d5", Some('n')),
+        (2954.0, "e6", None),
+        (3067.0, "a1", None),
+        (3298.0, "b1", Some('R')),
+        (3387.0, "b6", None),
+        (3620.0, "a6", Some('q')),
+        (3688.0, "d4", Some('Q')),
+        (3717.0, "d3", None),
+        (3916.0, "d4", None),
+        (4103.0, "d5", Some('Q')),
+    ]);
+    let run = run_script_with(cfg, &start, &s.wait(3000.0));
+    assert_eq!(
+        run.final_uci(),
+        ["c3d5", "f6d5", "a1b1", "b6a6", "d3d5"],
+        "{}",
+        run.lines()
+    );
+    assert_eq!(run.count("mismatch"), 0, "{}", run.lines());
+}

@@ -215,6 +215,10 @@ pub(super) struct History {
     /// The cheapest explanations of the sensed board from there (all leave nothing
     /// unexplained).
     cands: Vec<Candidate>,
+    /// The confirmed plies since that position, however the board is explained after them,
+    /// leave a piece seen put down where none of them could have put it (a bishop that
+    /// rested on f4, was confirmed there, and was then seen on g5).
+    strays: bool,
 }
 
 /// The histories worth asking the release rules about, found for one state of the inputs.
@@ -238,13 +242,25 @@ impl Tracker {
     /// confirmed game explains the board too (a piece of its last ply lifted again first);
     /// then only the last ply may be undone, and only by a history that needs fewer plies in
     /// all than the confirmed game's explanations.
-    pub(super) fn try_correct(&mut self, now: Time, rival: bool) -> Result<bool, Option<Time>> {
+    ///
+    /// `strays_only`: the confirmed game explains the board; only a history whose confirmed
+    /// plies leave a piece seen where none of them put it is weighed, however many plies it
+    /// undoes.
+    pub(super) fn try_correct(
+        &mut self,
+        now: Time,
+        rival: bool,
+        strays_only: bool,
+    ) -> Result<bool, Option<Time>> {
         self.find_histories();
         let window = self.slide_window();
         let mut wake: Option<Time> = None;
         let mut chosen: Option<(usize, Move)> = None;
         for (i, h) in self.histories.found.iter().enumerate() {
-            if rival && h.undo > 1 {
+            if strays_only && !h.strays {
+                continue;
+            }
+            if rival && h.undo > 1 && !h.strays {
                 continue;
             }
             let Some(min) = h
@@ -256,8 +272,18 @@ impl Tracker {
             else {
                 continue;
             };
-            // Fewer plies in all than any explanation of the confirmed game.
-            if rival && self.cands.iter().any(|c| c.cost() == 0 && c.len < min) {
+            // Fewer plies in all than any explanation of the confirmed game (as many do when
+            // the confirmed game leaves a stray piece).
+            if rival
+                && self.cands.iter().any(|c| {
+                    c.cost() == 0
+                        && if h.strays {
+                            usize::from(c.len) + h.undo < usize::from(min)
+                        } else {
+                            c.len < min
+                        }
+                })
+            {
                 continue;
             }
             let shortest: Vec<Candidate> =
@@ -303,7 +329,15 @@ impl Tracker {
         if let Some(was) = self.move_back(h.undo) {
             self.note_rest(h.base.turn(), was, m);
         }
+        let strays = h.strays;
         self.take_back_to(now, h);
+        if strays {
+            // The usual decision from there would still weigh the confirmed plies, stray
+            // piece and all, against the history: the history is the game, so its first
+            // ply is confirmed now.
+            self.explain_now();
+            self.confirm(now, m);
+        }
         Ok(true)
     }
 
@@ -384,7 +418,15 @@ impl Tracker {
                 // moment beside the board's play.
                 let slack = view.order_slack;
                 let identity = self.cfg.piece_identity;
-
+                // The confirmed plies since `base`, each the first of a complete explanation.
+                let confirmed: Vec<Move> = plies[n - undo..].iter().map(|p| p.mv).collect();
+                let is_confirmed_line = |c: &Candidate| {
+                    c.complete
+                        && c.cost() == 0
+                        && usize::from(c.len) >= undo
+                        && c.moves().take(undo).eq(confirmed.iter().copied())
+                };
+                let confirmed_seen = identity && cands.iter().any(&is_confirmed_line);
                 cands.retain(|c| {
                     c.len == 0
                         || (c.complete
@@ -394,6 +436,7 @@ impl Tracker {
                                 c.strays == 0 || strays_were_taken(&base, c, &evidence, slack)
                             })
                 });
+                let strays = confirmed_seen && !cands.iter().any(&is_confirmed_line);
                 let free = cands.iter().any(|c| c.cost() == 0 && c.len > 0);
                 let takeback = cands.iter().any(|c| c.cost() == 0 && c.len == 0);
                 if !free || takeback {
@@ -414,6 +457,7 @@ impl Tracker {
                     log: log.clone(),
                     evidence,
                     cands,
+                    strays,
                 });
             }
         }

@@ -223,6 +223,10 @@ pub struct Tracker {
     /// came from looks like a takeback for a moment; the board that follows shows it was
     /// not one.
     taken_back: Option<(usize, Vec<SquareEvent>)>,
+    /// The first ply every explanation of the board agreed on, while those explanations
+    /// filled the search's depth (the game length it follows, and the ply): one more ply
+    /// played quickly puts the board beyond the search, and that ply is then the game.
+    at_horizon: Option<(usize, Move)>,
 }
 
 /// What the search for explanations sees, made the same way for every search.
@@ -318,6 +322,7 @@ impl Tracker {
             corrections: 0,
             rests_on_way: [false; 2],
             taken_back: None,
+            at_horizon: None,
         }
     }
 
@@ -656,6 +661,9 @@ impl Tracker {
             }
             self.explain_now();
             let verdict = self.verdict(now);
+            if !matches!(verdict, Verdict::Unexplained(_)) {
+                self.at_horizon = self.first_at_horizon();
+            }
             if tracing::enabled!(tracing::Level::TRACE) {
                 self.trace_decision(now, verdict);
             }
@@ -677,10 +685,23 @@ impl Tracker {
             // the next ply of the mover out of the rest of the slide.
             let moved_on = self.last_piece_lifted_first();
             if (self.ghost.any() || moved_on) && !matches!(verdict, Verdict::Unexplained(_)) {
-                match self.try_correct(now, !self.ghost.any()) {
+                match self.try_correct(now, !self.ghost.any(), false) {
                     Ok(true) => continue,
                     Ok(false) => {}
                     Err(t) => history_at = t,
+                }
+            } else if self.cfg.piece_identity && matches!(verdict, Verdict::Confirm(_)) {
+                // Before a ply is confirmed on the game: a piece seen put down where none of
+                // the last plies could have put it (a slider confirmed where it rested, then
+                // seen further on) proves another history.
+                match self.try_correct(now, true, true) {
+                    Ok(true) => continue,
+                    Ok(false) => {}
+                    Err(t) => {
+                        // That history is not decided yet: neither is this ply.
+                        self.timeout = t;
+                        break;
+                    }
                 }
             }
             match verdict {
@@ -703,6 +724,16 @@ impl Tracker {
                     if self.try_redo(now) {
                         continue;
                     }
+                    // Plies played faster than they could be confirmed: the board has gone
+                    // beyond the search's depth from a first ply all explanations agreed
+                    // on a moment ago. That ply is the game; the rest is explained from it.
+                    if let Some((len, m)) = self.at_horizon.take()
+                        && self.game.as_ref().is_some_and(|g| g.len() == len)
+                    {
+                        tracing::debug!(t_ms = now.as_ms_f64(), "beyond the search: {m}");
+                        self.confirm(now, m);
+                        continue;
+                    }
                     // The last ply's piece gone on along its way before a takeback: in
                     // a repeated position the board after it may also be an earlier
                     // position of the game, but a piece going on is the likelier reading.
@@ -715,7 +746,7 @@ impl Tracker {
                         }
                         Err(t) => self.timeout = t,
                     }
-                    match self.try_correct(now, false) {
+                    match self.try_correct(now, false, false) {
                         Ok(true) => continue,
                         Ok(false) => {}
                         Err(t) => history_at = t,
@@ -756,6 +787,19 @@ impl Tracker {
             self.timeout = Some(self.timeout.map_or(t, |o| o.min(t)));
         }
         self.check_mismatch(now, unexplained);
+    }
+
+    /// The first ply of every explanation of the board, when there is one, none leaves
+    /// anything unexplained or a piece in the hand, and the longest fills the search's depth.
+    fn first_at_horizon(&self) -> Option<(usize, Move)> {
+        let len = self.game.as_ref()?.len();
+        let free: Vec<&Candidate> = self.cands.iter().filter(|c| c.cost() == 0).collect();
+        let first = free.first()?.first()?;
+        let deep = free
+            .iter()
+            .any(|c| usize::from(c.len) >= self.cfg.max_plies.min(MAX_PLIES));
+        (deep && free.iter().all(|c| c.complete && c.first() == Some(first)))
+            .then_some((len, first))
     }
 
     fn trace_decision(&self, now: Time, verdict: Verdict) {
