@@ -790,7 +790,7 @@ impl Tracker {
     }
 
     /// The first ply of every explanation of the board, when there is one, none leaves
-    /// anything unexplained or a piece in the hand, and the longest fills the search's depth.
+    /// anything unexplained, and the longest fills the search's depth.
     fn first_at_horizon(&self) -> Option<(usize, Move)> {
         let len = self.game.as_ref()?.len();
         let free: Vec<&Candidate> = self.cands.iter().filter(|c| c.cost() == 0).collect();
@@ -798,7 +798,7 @@ impl Tracker {
         let deep = free
             .iter()
             .any(|c| usize::from(c.len) >= self.cfg.max_plies.min(MAX_PLIES));
-        (deep && free.iter().all(|c| c.complete && c.first() == Some(first)))
+        (deep && free.iter().all(|c| c.first() == Some(first)))
             .then_some((len, first))
     }
 
