@@ -960,3 +960,41 @@ fn plies_played_faster_than_the_search_is_deep_are_all_read() {
     );
     assert_eq!(run.count("mismatch"), 0, "{}", run.lines());
 }
+
+/// White to play (move 17): fxg3, Black's rook goes round to h8, Ng5, and the rook takes
+/// on h2, sweeping the pawn off; the pawn is set down on f2 (empty since fxg3) for over a
+/// second before it leaves the board. As a DGT board reported it.
+const ROOK_FEN: &str = "1qkr4/ppnbpp2/3p1npr/1PpP4/P1P5/3N1Np1/4PP1P/Q1R2RKB w - - 0 17";
+
+#[test]
+fn a_captured_pawn_set_down_where_another_pawn_stood_changes_no_ply() {
+    let (cfg, start) = set_up(ROOK_FEN, dgt());
+    let s = timeline(&[
+        (980.0, "f2", None),
+        (1183.0, "g3", Some('P')),
+        (1346.0, "h5", Some('p')),
+        (1782.0, "h5", None),
+        (1922.0, "d8", None),
+        (1928.0, "e8", Some('r')),
+        (2167.0, "e8", None),
+        (2173.0, "g8", Some('r')),
+        (2377.0, "g8", None),
+        (2382.0, "h8", Some('r')),
+        (2515.0, "f3", None),
+        (2687.0, "g5", Some('N')),
+        (2896.0, "h6", None),
+        (2958.0, "h4", Some('r')),
+        (3187.0, "h4", None),
+        (3241.0, "h2", Some('r')),
+        (3458.0, "f2", Some('P')),
+        (4592.0, "f2", None),
+    ]);
+    let run = run_script_with(cfg, &start, &s.wait(3000.0));
+    assert_eq!(
+        run.final_uci(),
+        ["f2g3", "d8h8", "f3g5", "h6h2"],
+        "{}",
+        run.lines()
+    );
+    assert_eq!(run.count("retract"), 0, "{}", run.lines());
+}

@@ -46,7 +46,7 @@ pub(super) fn merged(earlier: &[SquareEvent], later: &[SquareEvent]) -> Vec<Squa
 }
 
 /// Where the piece `m` captures stood.
-fn victim_square(m: Move) -> Option<Square> {
+pub(super) fn victim_square(m: Move) -> Option<Square> {
     match m {
         Move::EnPassant { from, to } => Some(Square::from_coords(to.file(), from.rank())),
         _ => m.capture().map(|_| m.to()),
@@ -54,11 +54,11 @@ fn victim_square(m: Move) -> Option<Square> {
 }
 
 /// How soon after the capture was confirmed its captured piece may be set down near it.
-const SET_DOWN_FRESH: Duration = Duration::from_secs(2);
+pub(super) const SET_DOWN_FRESH: Duration = Duration::from_secs(2);
 
 /// How far from the capture square a captured piece may be set down (squares, any
 /// direction).
-const SET_DOWN_NEAR: u32 = 2;
+pub(super) const SET_DOWN_NEAR: u32 = 2;
 
 /// Whether every piece seen put down on a square that no ply of `c` touches or slides
 /// across is a piece that `c` captures, set down near the capture square after its capture

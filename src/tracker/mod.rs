@@ -684,7 +684,8 @@ impl Tracker {
             // opponent replying at once): read as the opponent's ply first, it would make
             // the next ply of the mover out of the rest of the slide.
             let moved_on = self.last_piece_lifted_first();
-            if (self.ghost.any() || moved_on) && !matches!(verdict, Verdict::Unexplained(_)) {
+            let ghosts = self.ghost.any() && !self.victim_set_aside(now, self.ghost);
+            if (ghosts || moved_on) && !matches!(verdict, Verdict::Unexplained(_)) {
                 match self.try_correct(now, !self.ghost.any(), false) {
                     Ok(true) => continue,
                     Ok(false) => {}
@@ -746,10 +747,12 @@ impl Tracker {
                         }
                         Err(t) => self.timeout = t,
                     }
-                    match self.try_correct(now, false, false) {
-                        Ok(true) => continue,
-                        Ok(false) => {}
-                        Err(t) => history_at = t,
+                    if !self.victim_set_aside(now, common) {
+                        match self.try_correct(now, false, false) {
+                            Ok(true) => continue,
+                            Ok(false) => {}
+                            Err(t) => history_at = t,
+                        }
                     }
                     if !self.stable_for(now, self.cfg.settle) {
                         self.timeout = Some(self.last_change + self.cfg.settle);
@@ -789,6 +792,29 @@ impl Tracker {
         self.check_mismatch(now, unexplained);
     }
 
+    /// Whether the squares `common` that no explanation accounts for each hold the piece
+    /// the last ply captured, set down near the capture while it is fresh: the captured
+    /// piece on its way off the board, not a sign of another history.
+    fn victim_set_aside(&self, now: Time, common: Bitboard) -> bool {
+        let Some(game) = &self.game else { return false };
+        let Some(last) = game.plies().last() else {
+            return false;
+        };
+        let (Some(role), Some(at)) = (last.mv.capture(), correct::victim_square(last.mv)) else {
+            return false;
+        };
+        let victim = shakmaty::Piece {
+            color: game.position().turn(),
+            role,
+        };
+        common.any()
+            && now.saturating_since(last.confirmed_at) <= correct::SET_DOWN_FRESH
+            && common.into_iter().all(|sq| {
+                sq.distance(at) <= correct::SET_DOWN_NEAR
+                    && self.sensed.piece_at(sq) == Some(victim)
+            })
+    }
+
     /// The first ply of every explanation of the board, when there is one, none leaves
     /// anything unexplained, and the longest fills the search's depth.
     fn first_at_horizon(&self) -> Option<(usize, Move)> {
@@ -798,8 +824,7 @@ impl Tracker {
         let deep = free
             .iter()
             .any(|c| usize::from(c.len) >= self.cfg.max_plies.min(MAX_PLIES));
-        (deep && free.iter().all(|c| c.first() == Some(first)))
-            .then_some((len, first))
+        (deep && free.iter().all(|c| c.first() == Some(first))).then_some((len, first))
     }
 
     fn trace_decision(&self, now: Time, verdict: Verdict) {
