@@ -998,3 +998,30 @@ fn a_captured_pawn_set_down_where_another_pawn_stood_changes_no_ply() {
     );
     assert_eq!(run.count("retract"), 0, "{}", run.lines());
 }
+
+/// White to play (move 9): the queen goes d1–b3, resting on c2 long enough to be confirmed
+/// there; Black's queen is on its way (over c7) to b6 as White's queen goes on to b3. As a
+/// DGT board reported it: the squares of the two queens interleave.
+const QUEENS_FEN: &str = "rn1q1rk1/pp2ppbp/2p3p1/3n1b2/3P4/2N2NP1/PP2PPBP/R1BQ1RK1 w - - 0 9";
+
+#[test]
+fn a_rest_read_as_a_move_then_the_reply_then_the_same_piece_going_on_is_corrected() {
+    let (cfg, start) = set_up(QUEENS_FEN, dgt());
+    let s = timeline(&[
+        (1000.0, "c2", Some('Q')),
+        (1199.0, "d1", None),
+        // Qc2 is confirmed about here.
+        (1488.0, "b3", Some('Q')),
+        (1609.0, "c7", Some('q')),
+        (1636.0, "d8", None),
+        (1692.0, "c2", None),
+        (1797.0, "b6", Some('q')),
+        (1819.0, "c7", None),
+        (4377.0, "c3", None),
+        (4882.0, "d5", Some('N')),
+    ]);
+    let run = run_script_with(cfg, &start, &s.wait(3000.0));
+    assert!(confirm_time(&run, "d1c2") < 1488.0, "{}", run.lines());
+    assert_eq!(run.final_uci(), ["d1b3", "d8b6", "c3d5"], "{}", run.lines());
+    assert_eq!(run.count("mismatch"), 0, "{}", run.lines());
+}

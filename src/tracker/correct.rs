@@ -56,6 +56,10 @@ pub(super) fn victim_square(m: Move) -> Option<Square> {
 /// How soon after the capture was confirmed its captured piece may be set down near it.
 pub(super) const SET_DOWN_FRESH: Duration = Duration::from_secs(2);
 
+/// How long a slider may rest on its way before going on, as far as a history is concerned
+/// (a rest of up to 700 ms, reported up to a DGT scan late).
+const REST_AT_MOST: Duration = Duration::from_millis(1000);
+
 /// How far from the capture square a captured piece may be set down (squares, any
 /// direction).
 pub(super) const SET_DOWN_NEAR: u32 = 2;
@@ -243,24 +247,42 @@ impl Tracker {
     /// then only the last ply may be undone, and only by a history that needs fewer plies in
     /// all than the confirmed game's explanations.
     ///
-    /// `strays_only`: the confirmed game explains the board; only a history whose confirmed
-    /// plies leave a piece seen where none of them put it is weighed, however many plies it
-    /// undoes.
+    /// `before_confirming`: the confirmed game explains the board, and a ply is about to be
+    /// confirmed on it. Only two kinds of history are weighed: one whose confirmed plies
+    /// leave a piece seen where none of them put it (however many plies it undoes), and one
+    /// that undoes at most two plies, needs fewer plies in all, and whose first ply carries
+    /// on the undone one along its line (a slider confirmed where it rested, the opponent's
+    /// reply, and the slider's going on read as its next move).
     pub(super) fn try_correct(
         &mut self,
         now: Time,
         rival: bool,
-        strays_only: bool,
+        before_confirming: bool,
     ) -> Result<bool, Option<Time>> {
         self.find_histories();
         let window = self.slide_window();
         let mut wake: Option<Time> = None;
         let mut chosen: Option<(usize, Move)> = None;
         for (i, h) in self.histories.found.iter().enumerate() {
-            if strays_only && !h.strays {
+            let rest = before_confirming && !h.strays;
+            if rest
+                && (h.undo > 2
+                    || self
+                        .cands
+                        .iter()
+                        .filter(|c| c.cost() == 0)
+                        .map(|c| usize::from(c.len) + h.undo)
+                        .min()
+                        .is_none_or(|confirmed| {
+                            h.cands
+                                .iter()
+                                .filter(|c| c.cost() == 0 && c.complete && c.len > 0)
+                                .all(|c| usize::from(c.len) >= confirmed)
+                        }))
+            {
                 continue;
             }
-            if rival && h.undo > 1 && !h.strays {
+            if rival && !before_confirming && h.undo > 1 && !h.strays {
                 continue;
             }
             let Some(min) = h
@@ -273,8 +295,9 @@ impl Tracker {
                 continue;
             };
             // Fewer plies in all than any explanation of the confirmed game (as many do when
-            // the confirmed game leaves a stray piece).
+            // the confirmed game leaves a stray piece; a rest was weighed above).
             if rival
+                && !rest
                 && self.cands.iter().any(|c| {
                     c.cost() == 0
                         && if h.strays {
@@ -298,7 +321,10 @@ impl Tracker {
                 |c| h.base.first_slid(c, &h.evidence, window),
             );
             match verdict {
-                Verdict::Confirm(m) if self.differs_at(h.undo, m) => {
+                Verdict::Confirm(m)
+                    if self.differs_at(h.undo, m)
+                        && (!rest || self.carries_on(h.undo, m, &h.evidence)) =>
+                {
                     chosen = Some((i, m));
                     break;
                 }
@@ -339,6 +365,24 @@ impl Tracker {
             self.confirm(now, m);
         }
         Ok(true)
+    }
+
+    /// Whether `m` takes the piece of the confirmed ply `undo` plies back further along
+    /// that ply's line, lifting it again within a rest's time of putting it down
+    /// (`evidence`: the history's reports).
+    fn carries_on(&self, undo: usize, m: Move, evidence: &Evidence) -> bool {
+        self.move_back(undo).is_some_and(|was| {
+            let at = was.to().to_usize();
+            was.role() == m.role()
+                && was.from().is_some()
+                && was.from() == m.from()
+                && m.from()
+                    .is_some_and(|from| attacks::between(from, m.to()).contains(was.to()))
+                && match (evidence.first_placed_at[at], evidence.first_lifted_at[at]) {
+                    (Some(put), Some(lifted)) => lifted <= put + REST_AT_MOST,
+                    _ => false,
+                }
+        })
     }
 
     /// Whether `m` differs from the confirmed ply `undo` plies back.
