@@ -1025,3 +1025,40 @@ fn a_rest_read_as_a_move_then_the_reply_then_the_same_piece_going_on_is_correcte
     assert_eq!(run.final_uci(), ["d1b3", "d8b6", "c3d5"], "{}", run.lines());
     assert_eq!(run.count("mismatch"), 0, "{}", run.lines());
 }
+
+/// White to play (move 34): Rxd7, Nc5, and White takes the knight at once, lifting it off
+/// c5 first and setting it down on d3 (a knight's move from c5) before the capturing knight
+/// arrives; Black then takes back on c5. As a DGT board reported it.
+const VICTIM_FIRST_FEN: &str = "5k2/pn1b1p2/1p4r1/4r1p1/2p1N1Pp/P4P2/B2R1KP1/7R w - - 0 34";
+
+#[test]
+fn a_victim_lifted_first_and_set_down_a_knights_move_away_is_no_knight_move() {
+    let (cfg, start) = set_up(VICTIM_FIRST_FEN, dgt());
+    let s = timeline(&[
+        (1000.0, "d2", None),
+        (1029.0, "d3", Some('R')),
+        (1057.0, "d4", Some('R')),
+        (1251.0, "d3", None),
+        (1277.0, "d4", None),
+        (1329.0, "d6", Some('R')),
+        (1552.0, "d6", None),
+        (1580.0, "d7", Some('R')),
+        (1588.0, "b7", None),
+        (1981.0, "c5", Some('n')),
+        (2195.0, "c5", None),
+        (2552.0, "d3", Some('n')),
+        (2576.0, "e4", None),
+        (3057.0, "c5", Some('N')),
+        (3435.0, "d3", None),
+        (3696.0, "e5", None),
+        (3914.0, "c5", Some('r')),
+    ]);
+    let run = run_script_with(cfg, &start, &s.wait(3000.0));
+    assert_eq!(
+        run.final_uci(),
+        ["d2d7", "b7c5", "e4c5", "e5c5"],
+        "{}",
+        run.lines()
+    );
+    assert_eq!(run.count("retract"), 0, "{}", run.lines());
+}

@@ -59,7 +59,7 @@ pub mod start;
 use std::collections::VecDeque;
 use std::time::Duration;
 
-use shakmaty::{Bitboard, Board, Chess, Color, Move, Position, Role, attacks};
+use shakmaty::{Bitboard, Board, Chess, Color, Move, Position, Role, Square, attacks};
 
 use crate::event::{GameEvent, TimedEvent};
 use crate::sensing::SquareChange;
@@ -792,10 +792,59 @@ impl Tracker {
         self.check_mismatch(now, unexplained);
     }
 
-    /// Whether the squares `common` that no explanation accounts for each hold the piece
-    /// the last ply captured, set down near the capture while it is fresh: the captured
-    /// piece on its way off the board, not a sign of another history.
+    /// Whether the squares `common` that no explanation accounts for hold a captured
+    /// piece set down near its capture while it is fresh, on its way off the board: not a
+    /// sign of another history.
     fn victim_set_aside(&self, now: Time, common: Bitboard) -> bool {
+        self.last_victim_set_aside(now, common) || self.victim_lifted_first(now, common)
+    }
+
+    /// Whether the squares `common` that no explanation accounts for each hold a piece of
+    /// the side not to move, lifted a moment ago from a square near by where the side to
+    /// move can take it: a capture begun by taking the victim off first, the victim set
+    /// down beside the board's play before the capturer arrives.
+    fn victim_lifted_first(&self, now: Time, common: Bitboard) -> bool {
+        let Some(base) = &self.base else { return false };
+        let turn = base.pos.turn();
+        // The piece the last ply moved, lifted again and put down further along its line,
+        // is going on (a rest), not a victim.
+        let last = self
+            .game
+            .as_ref()
+            .and_then(|g| g.plies().last())
+            .map(|p| p.mv);
+        let going_on = |from: Square, to: Square| {
+            last.is_some_and(|m| {
+                m.to() == from
+                    && m.from()
+                        .is_some_and(|start| attacks::between(start, to).contains(from))
+            })
+        };
+        common.any()
+            && common.into_iter().all(|sq| {
+                let Some(p) = self.sensed.piece_at(sq) else {
+                    return false;
+                };
+                p.color != turn
+                    && self.log.iter().any(|e| {
+                        e.before == Some(p)
+                            && e.after.is_none()
+                            && !e.whole
+                            && e.square != sq
+                            && !going_on(e.square, sq)
+                            && e.square.distance(sq) <= correct::SET_DOWN_NEAR
+                            && now.saturating_since(e.t) <= correct::SET_DOWN_FRESH
+                            && base
+                                .moves
+                                .iter()
+                                .any(|m| m.is_capture() && m.to() == e.square)
+                    })
+            })
+    }
+
+    /// Whether the squares `common` each hold the piece the last ply captured, set down
+    /// within 2 squares of the capture and 2 s of it.
+    fn last_victim_set_aside(&self, now: Time, common: Bitboard) -> bool {
         let Some(game) = &self.game else { return false };
         let Some(last) = game.plies().last() else {
             return false;
