@@ -1062,3 +1062,35 @@ fn a_victim_lifted_first_and_set_down_a_knights_move_away_is_no_knight_move() {
     );
     assert_eq!(run.count("retract"), 0, "{}", run.lines());
 }
+
+/// Black to play (move 23): Rdd2, Rd1, and Black takes on d1 by lifting White's rook first
+/// and setting it down on f1, the square it came from, before Rxd1+ lands; the rook leaves
+/// the board and Kxd1 follows. As a DGT board reported it.
+const ROOK_BACK_FEN: &str = "6k1/p1pr3p/1pR3p1/8/8/1P6/P1P1rPPP/2K2R2 b - - 0 23";
+
+#[test]
+fn a_victim_set_down_where_it_came_from_is_no_takeback() {
+    let (cfg, start) = set_up(ROOK_BACK_FEN, dgt());
+    let s = timeline(&[
+        (1000.0, "d7", None),
+        (1325.0, "d2", Some('r')),
+        (1526.0, "f1", None),
+        (1779.0, "d1", Some('R')),
+        (1983.0, "d1", None),
+        (2405.0, "f1", Some('R')),
+        (2654.0, "d2", None),
+        (2835.0, "d1", Some('r')),
+        (3246.0, "f1", None),
+        (4146.0, "d1", None),
+        (4387.0, "c1", None),
+        (4595.0, "d1", Some('K')),
+    ]);
+    let run = run_script_with(cfg, &start, &s.wait(3000.0));
+    assert_eq!(
+        run.final_uci(),
+        ["d7d2", "f1d1", "d2d1", "c1d1"],
+        "{}",
+        run.lines()
+    );
+    assert_eq!(run.count("takeback"), 0, "{}", run.lines());
+}

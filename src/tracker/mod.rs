@@ -741,7 +741,7 @@ impl Tracker {
                     match self.try_retract(now) {
                         Ok(true) => continue,
                         Ok(false) => {
-                            if self.try_takeback(now) {
+                            if !self.victim_moved_aside(now) && self.try_takeback(now) {
                                 continue;
                             }
                         }
@@ -840,6 +840,21 @@ impl Tracker {
                                 .any(|m| m.is_capture() && m.to() == e.square)
                     })
             })
+    }
+
+    /// Whether the board differs from the game only by a piece of the side not to move,
+    /// lifted off a square the side to move can capture on and set down near by (on the
+    /// square it came from, say): a capture begun by taking the victim off first, which
+    /// looks like a takeback for a moment.
+    fn victim_moved_aside(&self, now: Time) -> bool {
+        let Some(base) = &self.base else { return false };
+        let wrong = diff(&self.sensed, base.pos.board(), self.cfg.piece_identity);
+        let held = wrong & self.sensed.occupied();
+        let turn = base.pos.turn();
+        let lifted = (wrong & !self.sensed.occupied())
+            .into_iter()
+            .all(|sq| base.pos.board().color_at(sq) == Some(!turn));
+        held.any() && lifted && self.victim_lifted_first(now, held)
     }
 
     /// Whether the squares `common` each hold the piece the last ply captured, set down
