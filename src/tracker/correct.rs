@@ -376,8 +376,7 @@ impl Tracker {
             was.role() == m.role()
                 && was.from().is_some()
                 && was.from() == m.from()
-                && m.from()
-                    .is_some_and(|from| attacks::between(from, m.to()).contains(was.to()))
+                && super::goes_further(was, m.to())
                 && match (evidence.first_placed_at[at], evidence.first_lifted_at[at]) {
                     (Some(put), Some(lifted)) => lifted <= put + REST_AT_MOST,
                     _ => false,

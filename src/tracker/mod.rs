@@ -229,6 +229,13 @@ pub struct Tracker {
     at_horizon: Option<(usize, Move)>,
 }
 
+/// Whether a move of the piece `was` moved, from where `was` started to `to`, passes over
+/// the square `was` ended on: the piece going further along its line.
+fn goes_further(was: Move, to: Square) -> bool {
+    was.from()
+        .is_some_and(|from| attacks::between(from, to).contains(was.to()))
+}
+
 /// What the search for explanations sees, made the same way for every search.
 fn sight<'a>(
     cfg: &TrackerConfig,
@@ -579,9 +586,9 @@ impl Tracker {
     /// Notes that the side `turn` rested a piece on its way: the move `was`, confirmed,
     /// turned out to be the first part of `is`, a longer move of the same piece.
     fn note_rest(&mut self, turn: Color, was: Move, is: Move) {
-        if let Some(from) = is.from()
-            && was.from() == Some(from)
-            && attacks::between(from, is.to()).contains(was.to())
+        if is.from().is_some()
+            && was.from() == is.from()
+            && goes_further(was, is.to())
             && !self.rests_on_way[turn as usize]
         {
             tracing::debug!(side = ?turn, "a piece rested on its way: slides now wait the slide rest");
@@ -813,13 +820,8 @@ impl Tracker {
             .as_ref()
             .and_then(|g| g.plies().last())
             .map(|p| p.mv);
-        let going_on = |from: Square, to: Square| {
-            last.is_some_and(|m| {
-                m.to() == from
-                    && m.from()
-                        .is_some_and(|start| attacks::between(start, to).contains(from))
-            })
-        };
+        let going_on =
+            |from: Square, to: Square| last.is_some_and(|m| m.to() == from && goes_further(m, to));
         common.any()
             && common.into_iter().all(|sq| {
                 let Some(p) = self.sensed.piece_at(sq) else {
