@@ -163,15 +163,26 @@ fn read_until_byte(port: &mut dyn serialport::SerialPort, want: u8, limit: Durat
     seen
 }
 
-#[test]
-fn emulate_with_no_standard_input_serves_its_board_until_signalled() {
+/// `eboardd emulate ARGS` with standard input closed, the device it offers (from its first
+/// line), and a host port open on it. The reader of its standard output is kept so that
+/// the emulator can go on writing there.
+fn start_emulate(
+    args: &[&str],
+    stderr: std::process::Stdio,
+) -> (
+    std::process::Child,
+    std::io::BufReader<std::process::ChildStdout>,
+    String,
+    Box<dyn serialport::SerialPort>,
+) {
     use std::io::BufRead;
     use std::process::{Command, Stdio};
     let mut child = Command::new(env!("CARGO_BIN_EXE_eboardd"))
-        .args(["emulate", "--protocol", "dgt", "--side", "none"])
+        .arg("emulate")
+        .args(args)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
-        .stderr(Stdio::null())
+        .stderr(stderr)
         .spawn()
         .expect("spawn eboardd emulate");
     let mut out = std::io::BufReader::new(child.stdout.take().expect("stdout"));
@@ -182,12 +193,29 @@ fn emulate_with_no_standard_input_serves_its_board_until_signalled() {
         .strip_prefix("device ")
         .unwrap_or_else(|| panic!("no device line: {first:?}"))
         .to_string();
-    // Standard input ended before the board was offered; the board still answers: a board
-    // request (0x42) gets the board dump (0x86).
-    let mut host = serialport::new(&path, 9600)
+    let host = serialport::new(&path, 9600)
         .timeout(Duration::from_millis(50))
         .open()
         .expect("open the emulated board");
+    (child, out, path, host)
+}
+
+/// Sends SIGTERM to `child` and waits for it to end.
+fn terminate(child: &mut std::process::Child) -> std::process::ExitStatus {
+    let pid = i32::try_from(child.id()).expect("pid");
+    // SAFETY: kill(2) on our own child's pid, with a valid signal number.
+    assert_eq!(unsafe { libc::kill(pid, libc::SIGTERM) }, 0);
+    child.wait().expect("wait")
+}
+
+#[test]
+fn emulate_with_no_standard_input_serves_its_board_until_signalled() {
+    let (mut child, _out, path, mut host) = start_emulate(
+        &["--protocol", "dgt", "--side", "none"],
+        std::process::Stdio::null(),
+    );
+    // Standard input ended before the board was offered; the board still answers: a board
+    // request (0x42) gets the board dump (0x86).
     for _ in 0..2 {
         host.write_all(&[0x42]).expect("ask for the board");
         let seen = read_until_byte(host.as_mut(), 0x86, Duration::from_secs(10));
@@ -195,49 +223,25 @@ fn emulate_with_no_standard_input_serves_its_board_until_signalled() {
     }
     assert!(child.try_wait().expect("try_wait").is_none(), "it ended");
     // SIGTERM ends it, cleanly, and the device it offered is gone.
-    let pid = i32::try_from(child.id()).expect("pid");
-    // SAFETY: kill(2) on our own child's pid, with a valid signal number.
-    assert_eq!(unsafe { libc::kill(pid, libc::SIGTERM) }, 0);
-    let status = child.wait().expect("wait");
+    let status = terminate(&mut child);
     assert!(status.success(), "{status}");
     assert!(!std::path::Path::new(&path).exists(), "{path} left behind");
 }
 
 #[test]
 fn a_replaying_emulator_ends_on_sigterm_quietly_while_a_host_reads_it() {
-    use std::io::{BufRead, Read};
-    use std::process::{Command, Stdio};
+    use std::io::Read;
     let trace = concat!(
         env!("CARGO_MANIFEST_DIR"),
         "/tests/traces/dgt-opening.trace"
     );
     for _ in 0..5 {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_eboardd"))
-            .args(["emulate", "--trace", trace])
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("spawn eboardd emulate --trace");
-        let mut out = std::io::BufReader::new(child.stdout.take().expect("stdout"));
-        let mut first = String::new();
-        out.read_line(&mut first).expect("first line");
-        let path = first
-            .trim()
-            .strip_prefix("device ")
-            .unwrap_or_else(|| panic!("no device line: {first:?}"))
-            .to_string();
-        let mut host = serialport::new(&path, 9600)
-            .timeout(Duration::from_millis(50))
-            .open()
-            .expect("open the emulated board");
+        let (mut child, _out, _path, mut host) =
+            start_emulate(&["--trace", trace], std::process::Stdio::piped());
         host.write_all(&[0x42]).expect("ask for the board");
         let _ = read_until_byte(host.as_mut(), 0x86, Duration::from_secs(5));
         // The signal comes while the board waits for the host's bytes.
-        let pid = i32::try_from(child.id()).expect("pid");
-        // SAFETY: kill(2) on our own child's pid, with a valid signal number.
-        assert_eq!(unsafe { libc::kill(pid, libc::SIGTERM) }, 0);
-        let status = child.wait().expect("wait");
+        let status = terminate(&mut child);
         let mut said = String::new();
         child
             .stderr
