@@ -3,6 +3,7 @@
 
 mod laws_common;
 
+use eboardd::event::GameEvent;
 use eboardd::laws::{Edition, TouchMove};
 use laws_common::*;
 
@@ -428,6 +429,42 @@ fn article_4_7_released_piece_moved_on_2023() {
     let v = one(&run, 1, "4.7", Some("f3"));
     assert!(v.detail.contains("moved on to h3"), "{}", v.detail);
     assert_eq!(run.game(), ["g1h3"]);
+}
+
+#[test]
+fn article_4_7_not_reported_for_a_captured_piece_set_aside_2023() {
+    // 30. Rc3 Rxc3: Black takes the white rook off c3 first and sets it down on c2 for a
+    // moment, which reads at first as White's rook resting on c3 and going on to c2 (a
+    // breach of 4.7, reported). Once the game is put right, the rook's move ended on c3;
+    // what took it on was Black's capture: the report is withdrawn and not made again.
+    let hand = Hand::from_fen("6k1/8/2b5/8/8/1r6/1P5P/1KR5 w - - 0 30")
+        .lift("c1")
+        .wait(250.0)
+        .place("c3", 'R')
+        .wait(650.0)
+        .lift("c3")
+        .wait(190.0)
+        .place("c2", 'R')
+        .wait(260.0)
+        .lift("b3")
+        .wait(210.0)
+        .place("c3", 'r')
+        .wait(1090.0)
+        .lift("c2")
+        .wait(3000.0);
+    let run = report(Edition::Fide2023, &hand);
+    assert_eq!(run.game(), ["c1c3", "b3c3"], "{}", run.lines());
+    let withdrawn = run
+        .events
+        .iter()
+        .filter(|e| matches!(e.event, GameEvent::Withdrawn { .. }))
+        .count();
+    assert_eq!(
+        run.violations().len(),
+        withdrawn,
+        "every report on the misread plies withdrawn, none made on the right ones:\n{}",
+        run.lines()
+    );
 }
 
 #[test]

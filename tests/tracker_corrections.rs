@@ -1094,3 +1094,67 @@ fn a_victim_set_down_where_it_came_from_is_no_takeback() {
     );
     assert_eq!(run.count("takeback"), 0, "{}", run.lines());
 }
+
+#[test]
+fn a_captured_rook_set_aside_and_taken_off_is_corrected_while_the_board_stands_still() {
+    // 30. Rc3 Rxc3, read as 30. Rc2 Rc3 (the captured rook, taken off c3 first, set down on
+    // c2 as the rook's move going on). When the captured rook leaves c2, the game as read
+    // has White's rook in the hand; nobody holds a piece that long while the board stands
+    // still, and the capture explains the board with every piece down: the game is put
+    // right without waiting for White's next move.
+    let (cfg, start) = set_up(SET_ASIDE_FEN, config());
+    let s = rook_taken_and_set_aside_on_c2()
+        .wait(1090.0)
+        .lift("c2")
+        .wait(4000.0);
+    let run = run_script_with(cfg, &start, &s);
+    assert_eq!(
+        misread_before(&run, 3650.0),
+        ["c1c3", "c1c2", "b3c3"],
+        "{}",
+        run.lines()
+    );
+    assert_eq!(run.final_uci(), ["c1c3", "b3c3"], "{}", run.lines());
+    let corrected = retracts(&run)
+        .last()
+        .map(|r| r.0.as_ms_f64())
+        .expect("a correction");
+    assert!(
+        corrected < 3650.0 + 1500.0,
+        "corrected at {corrected} ms\n{}",
+        run.lines()
+    );
+}
+
+#[test]
+fn a_rest_overlapping_a_reply_that_moves_twice_is_corrected_to_fewer_plies() {
+    // 24. Qf2 Qd7 on a DGT board: White's queen slides d2–e2–f2, resting on e2 for 650 ms
+    // (confirmed there as 24. Qe2); Black's queen starts back from h3 while it rests and
+    // slides over g4 and e6 to d7. On 24. Qe2 the board reads as three more plies (the
+    // black queen moving twice around White's), on the position before it as two: the
+    // history with fewer plies is the game.
+    let (cfg, start) = set_up(
+        "2rr1bk1/p4ppp/2pn4/1pB5/3PP3/1PN3Pq/P2Q3P/2R2RK1 w - - 0 24",
+        dgt(),
+    );
+    let s = timeline(&[
+        (1060.0, "d2", None),
+        (1065.0, "e2", Some('Q')),
+        (1676.0, "g4", Some('q')),
+        (1705.0, "h3", None),
+        (1722.0, "e2", None),
+        (1727.0, "f2", Some('Q')),
+        (1824.0, "e6", Some('q')),
+        (1881.0, "g4", None),
+        (1999.0, "d7", Some('q')),
+        (2029.0, "e6", None),
+    ]);
+    let run = run_script_with(cfg, &start, &s.wait(3000.0));
+    assert_eq!(run.final_uci(), ["d2f2", "h3d7"], "{}", run.lines());
+    assert_eq!(run.count("mismatch"), 0, "{}", run.lines());
+    assert!(
+        confirm_time(&run, "h3d7") < 2029.0 + 1000.0,
+        "{}",
+        run.lines()
+    );
+}

@@ -529,6 +529,11 @@ impl Ctx<'_> {
             if next == rest.square || rest.square == rest.origin || held < needed {
                 continue;
             }
+            // The ply itself ends there: whoever took the piece on from its destination
+            // did so after the move (the opponent lifting it to capture, say).
+            if lands(&self.mv, rest.origin) == Some(rest.square) {
+                continue;
+            }
             if rest.piece.color != self.mover {
                 continue;
             }

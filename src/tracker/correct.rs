@@ -205,6 +205,30 @@ fn placements_accounted(
     unaccounted.is_empty() || were_taken(base, c, evidence, slack, &unaccounted)
 }
 
+/// What the confirmed game leaves to doubt when histories are weighed against it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Doubt {
+    /// The confirmed game does not explain the board, or only with squares tolerated as
+    /// stale sensors: any history that explains it is weighed.
+    Unexplained,
+    /// The confirmed game explains the board too (a piece of its last ply lifted again
+    /// first): only the last ply may be undone, and only by a history that needs fewer
+    /// plies in all than the confirmed game's explanations.
+    Rival,
+    /// The confirmed game explains the board, and a ply is about to be confirmed on it.
+    /// Only two kinds of history are weighed: one whose confirmed plies leave a piece seen
+    /// where none of them put it (however many plies it undoes), and one that undoes at
+    /// most two plies, needs fewer plies in all, and whose first ply carries on the undone
+    /// one along its line (a slider confirmed where it rested, the opponent's reply, and
+    /// the slider's going on read as its next move).
+    BeforeConfirming,
+    /// The confirmed game explains the still board only with a piece in the hand: a
+    /// history that undoes at most two plies and explains it with every piece down, by as
+    /// many plies as it undoes, is weighed (a victim taken off first and set down for a
+    /// moment, read as a rest going on).
+    InHand,
+}
+
 /// One earlier position of the game and what the board says happened since.
 #[derive(Debug)]
 pub(super) struct History {
@@ -228,8 +252,8 @@ pub(super) struct History {
 /// The histories worth asking the release rules about, found for one state of the inputs.
 #[derive(Debug, Default)]
 pub(super) struct Histories {
-    /// The tracker's epoch they were found for.
-    epoch: Option<u64>,
+    /// The tracker's epoch they were found for, and which explanations were kept.
+    epoch: Option<(u64, Keep)>,
     /// Those whose cheapest explanation leaves nothing unexplained and starts with another
     /// ply than the confirmed one, fewest plies undone first.
     found: Vec<History>,
@@ -242,24 +266,18 @@ impl Tracker {
     /// confirms the right plies), `Err(Some(t))` when a history may be proved at `t`.
     ///
     /// A history is weighed by its shortest explanations alone: of two readings of the same
-    /// reports, the one with fewer plies played in that time is the game. `rival`: the
-    /// confirmed game explains the board too (a piece of its last ply lifted again first);
-    /// then only the last ply may be undone, and only by a history that needs fewer plies in
-    /// all than the confirmed game's explanations.
-    ///
-    /// `before_confirming`: the confirmed game explains the board, and a ply is about to be
-    /// confirmed on it. Only two kinds of history are weighed: one whose confirmed plies
-    /// leave a piece seen where none of them put it (however many plies it undoes), and one
-    /// that undoes at most two plies, needs fewer plies in all, and whose first ply carries
-    /// on the undone one along its line (a slider confirmed where it rested, the opponent's
-    /// reply, and the slider's going on read as its next move).
-    pub(super) fn try_correct(
-        &mut self,
-        now: Time,
-        rival: bool,
-        before_confirming: bool,
-    ) -> Result<bool, Option<Time>> {
-        self.find_histories();
+    /// reports, the one with fewer plies played in that time is the game. `why` says what
+    /// the confirmed game leaves to doubt, and so which histories are weighed ([`Doubt`]).
+    pub(super) fn try_correct(&mut self, now: Time, why: Doubt) -> Result<bool, Option<Time>> {
+        let rival = matches!(why, Doubt::Rival | Doubt::BeforeConfirming);
+        let before_confirming = why == Doubt::BeforeConfirming;
+        // A board with a piece in the hand on the confirmed game counts only explained with
+        // every piece down: a piece nobody saw may be needed for that.
+        self.find_histories(if why == Doubt::InHand {
+            Keep::Complete
+        } else {
+            Keep::Cheapest
+        });
         let window = self.slide_window();
         let mut wake: Option<Time> = None;
         let mut chosen: Option<(usize, Move)> = None;
@@ -294,6 +312,11 @@ impl Tracker {
             else {
                 continue;
             };
+            // With a piece in the hand: only a history that puts as many plies in place of
+            // the confirmed ones, so that the lift is no new ply's beginning.
+            if why == Doubt::InHand && (h.undo > 2 || usize::from(min) != h.undo) {
+                continue;
+            }
             // Fewer plies in all than any explanation of the confirmed game (as many do when
             // the confirmed game leaves a stray piece; a rest was weighed above).
             if rival
@@ -357,10 +380,10 @@ impl Tracker {
         }
         let strays = h.strays;
         self.take_back_to(now, h);
-        if strays {
+        if strays || why == Doubt::InHand {
             // The usual decision from there would still weigh the confirmed plies, stray
-            // piece and all, against the history: the history is the game, so its first
-            // ply is confirmed now.
+            // piece or piece in the hand and all, against the history: the history is the
+            // game, so its first ply is confirmed now.
             self.explain_now();
             self.confirm(now, m);
         }
@@ -396,8 +419,8 @@ impl Tracker {
     }
 
     /// Finds the histories for the current inputs, unless already found.
-    fn find_histories(&mut self) {
-        if self.histories.epoch == Some(self.epoch) {
+    fn find_histories(&mut self, keep: Keep) {
+        if self.histories.epoch == Some((self.epoch, keep)) {
             return;
         }
         let mut found = Vec::new();
@@ -453,7 +476,7 @@ impl Tracker {
                 }
                 let view = sight(&self.cfg, &self.sensed, Bitboard::EMPTY, &evidence);
                 let mut cands = Vec::new();
-                explain::explain(&base, &view, self.cfg.max_plies, Keep::Cheapest, &mut cands);
+                explain::explain(&base, &view, self.cfg.max_plies, keep, &mut cands);
                 // A history counts only when the board shows it done: a piece in the hand
                 // may be an adjustment or a knocked piece, which a history with a move
                 // under way would take for a ply. A placement seen that no ply of the
@@ -480,6 +503,10 @@ impl Tracker {
                             })
                 });
                 let strays = confirmed_seen && !cands.iter().any(&is_confirmed_line);
+                if tracing::enabled!(tracing::Level::TRACE) {
+                    let some: Vec<String> = cands.iter().take(6).map(describe).collect();
+                    tracing::trace!(undo, "history: {}", some.join("; "));
+                }
                 let free = cands.iter().any(|c| c.cost() == 0 && c.len > 0);
                 let takeback = cands.iter().any(|c| c.cost() == 0 && c.len == 0);
                 if !free || takeback {
@@ -505,7 +532,7 @@ impl Tracker {
             }
         }
         self.histories = Histories {
-            epoch: Some(self.epoch),
+            epoch: Some((self.epoch, keep)),
             found,
         };
     }

@@ -929,6 +929,10 @@ pub enum Keep {
     All,
     /// Only those that leave the fewest squares unexplained.
     Cheapest,
+    /// As [`Keep::Cheapest`], for a board that counts only when it shows every ply done
+    /// (a history): sequences with a piece nobody saw are looked for unless a complete one
+    /// without explains the board.
+    Complete,
 }
 
 /// Finds the candidates that explain the sensed board from `base`.
@@ -947,14 +951,14 @@ pub fn explain(
         || only_lifted(base, sight, d0, out)
         || (keep == Keep::Cheapest && lifted_and_placed(base, sight, d0, out)))
     {
-        search_all(base, d0, sight, max_plies, out);
+        search_all(base, d0, sight, max_plies, keep == Keep::Complete, out);
     }
     finish(keep, out);
 }
 
 /// Drops what `keep` does not keep.
 fn finish(keep: Keep, out: &mut Vec<Candidate>) {
-    if keep == Keep::Cheapest
+    if keep != Keep::All
         && let Some(best) = out.iter().map(Candidate::cost).min()
     {
         out.retain(|c| c.cost() == best);
@@ -987,6 +991,7 @@ fn search_all(
     d0: Bitboard,
     sight: &Sight<'_>,
     max_plies: usize,
+    complete: bool,
     out: &mut Vec<Candidate>,
 ) {
     let mut prefix = Prefix::EMPTY;
@@ -994,8 +999,11 @@ fn search_all(
     let max_plies = max_plies.min(MAX_PLIES);
     search(base, d0, sight, &mut prefix, first, max_plies, out);
     // Sequences with a piece nobody saw count only when nothing else explains the board:
-    // they are looked for only then.
-    if !out.iter().any(|c| c.cost() == 0 && c.len > 0) {
+    // they are looked for only then (`complete`: when nothing complete does).
+    if !out
+        .iter()
+        .any(|c| c.cost() == 0 && c.len > 0 && (c.complete || !complete))
+    {
         out.truncate(1);
         let first = Path {
             max_unseen: MAX_UNSEEN,
@@ -1410,7 +1418,7 @@ mod tests {
             explain(base, &sight, 4, keep, &mut fast);
             let d0 = no_move(base, &sight, &mut full);
             if d0.any() {
-                search_all(base, d0, &sight, 4, &mut full);
+                search_all(base, d0, &sight, 4, false, &mut full);
             }
             finish(keep, &mut full);
             assert_eq!(fast, full, "{what}, identity {identity}");

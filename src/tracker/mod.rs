@@ -65,6 +65,7 @@ use crate::event::{GameEvent, TimedEvent};
 use crate::sensing::SquareChange;
 use crate::time::Time;
 
+use correct::Doubt;
 use explain::{BaseMoves, Candidate, Evidence, Keep, MAX_PLIES, Sight, diff};
 use game::{Game, SquareEvent};
 use release::{Timing, Verdict, decide};
@@ -274,6 +275,10 @@ fn describe(c: &Candidate) -> String {
 
 /// Squares tolerated as stale sensors at most (one broken sensor).
 const MAX_GHOSTS: usize = 1;
+
+/// How long a piece may stay in the hand, the board otherwise still, before a history that
+/// explains the board with every piece down is weighed against the confirmed game.
+const HELD_LONG: Duration = Duration::from_millis(1000);
 
 /// Events kept in the pending log at most (a board left alone with pieces being shuffled).
 const MAX_LOG: usize = 4096;
@@ -693,16 +698,37 @@ impl Tracker {
             let moved_on = self.last_piece_lifted_first();
             let ghosts = self.ghost.any() && !self.victim_set_aside(now, self.ghost);
             if (ghosts || moved_on) && !matches!(verdict, Verdict::Unexplained(_)) {
-                match self.try_correct(now, !self.ghost.any(), false) {
+                match self.try_correct(
+                    now,
+                    if self.ghost.any() {
+                        Doubt::Unexplained
+                    } else {
+                        Doubt::Rival
+                    },
+                ) {
                     Ok(true) => continue,
                     Ok(false) => {}
                     Err(t) => history_at = t,
+                }
+            } else if matches!(verdict, Verdict::Wait(None)) && self.only_in_hand() {
+                // The board stands still with a piece in the hand on the game as confirmed,
+                // but an earlier position may explain it with every piece down (a victim
+                // taken off first and set down for a moment, read as a rest going on): a
+                // piece held longer than a move takes is the likelier misreading.
+                if self.stable_for(now, HELD_LONG) {
+                    match self.try_correct(now, Doubt::InHand) {
+                        Ok(true) => continue,
+                        Ok(false) => {}
+                        Err(t) => history_at = t,
+                    }
+                } else {
+                    history_at = Some(self.last_change + HELD_LONG);
                 }
             } else if self.cfg.piece_identity && matches!(verdict, Verdict::Confirm(_)) {
                 // Before a ply is confirmed on the game: a piece seen put down where none of
                 // the last plies could have put it (a slider confirmed where it rested, then
                 // seen further on) proves another history.
-                match self.try_correct(now, true, true) {
+                match self.try_correct(now, Doubt::BeforeConfirming) {
                     Ok(true) => continue,
                     Ok(false) => {}
                     Err(t) => {
@@ -721,6 +747,14 @@ impl Tracker {
                     break;
                 }
                 Verdict::Ambiguous => {
+                    // Readings that only the confirmed game's last ply makes long (a slider
+                    // confirmed where it rested, the opponent's piece moving twice meanwhile)
+                    // may have a history with fewer plies in all.
+                    match self.try_correct(now, Doubt::Rival) {
+                        Ok(true) => continue,
+                        Ok(false) => {}
+                        Err(t) => history_at = t,
+                    }
                     if let Some((m, others)) = self.transposed() {
                         self.confirm_reading(now, m, &others);
                         continue;
@@ -755,7 +789,7 @@ impl Tracker {
                         Err(t) => self.timeout = t,
                     }
                     if !self.victim_set_aside(now, common) {
-                        match self.try_correct(now, false, false) {
+                        match self.try_correct(now, Doubt::Unexplained) {
                             Ok(true) => continue,
                             Ok(false) => {}
                             Err(t) => history_at = t,
@@ -1202,6 +1236,17 @@ impl Tracker {
             "plies taken back put back: the board shows they were played"
         );
         true
+    }
+
+    /// Whether every explanation of the board that leaves nothing unexplained has a piece
+    /// still in the hand.
+    fn only_in_hand(&self) -> bool {
+        self.cands.iter().any(|c| c.cost() == 0)
+            && self
+                .cands
+                .iter()
+                .filter(|c| c.cost() == 0)
+                .all(|c| c.len > 0 && !c.complete)
     }
 
     /// Whether the first square lifted since the last confirmed ply is that ply's
