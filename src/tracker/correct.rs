@@ -60,6 +60,9 @@ pub(super) const SET_DOWN_FRESH: Duration = Duration::from_secs(2);
 /// (a rest of up to 700 ms, reported up to a DGT scan late).
 const REST_AT_MOST: Duration = Duration::from_millis(1000);
 
+/// How long a piece knocked off its square may stay off before it is put back.
+const KNOCKED_AT_MOST: Duration = Duration::from_millis(2500);
+
 /// How far from the capture square a captured piece may be set down (squares, any
 /// direction).
 pub(super) const SET_DOWN_NEAR: u32 = 2;
@@ -334,6 +337,18 @@ impl Tracker {
             }
             let shortest: Vec<Candidate> =
                 h.cands.iter().filter(|c| c.len <= min).copied().collect();
+            // A board the game cannot explain only because pieces were lifted since its
+            // last ply, read by a history only with a piece nobody saw, is a piece knocked
+            // off its square until it has stayed off longer than a knocked piece does.
+            if why == Doubt::Unexplained
+                && self.log.iter().all(|e| e.after.is_none())
+                && shortest.iter().all(|c| c.unseen > 0)
+                && now.saturating_since(self.last_change) < KNOCKED_AT_MOST
+            {
+                let at = self.last_change + KNOCKED_AT_MOST;
+                wake = Some(wake.map_or(at, |w: Time| w.min(at)));
+                continue;
+            }
             let verdict = decide(
                 &shortest,
                 Timing {
