@@ -1179,3 +1179,23 @@ fn a_knocked_piece_that_a_history_with_an_unseen_piece_explains_changes_nothing(
     assert_eq!(run.final_uci(), ["h6f7", "h8g8", "a6a2"], "{}", run.lines());
     assert_eq!(run.count("retract"), 0, "{}", run.lines());
 }
+
+#[test]
+fn a_queen_going_back_to_take_a_pawn_on_the_square_it_left_is_followed() {
+    // 60. Qe4 b4 61. Qxb4 on a DGT board, each reply quick: Black's pawn is lifted before
+    // 60. Qe4 is confirmed, and it lands on b4, the square the queen left, only to be taken
+    // before a scan reports it. The queen's lift off b4 belongs to 60. Qe4 alone; kept for
+    // the plies after it, it stood in the way of every reading of them, and the game
+    // stopped in a mismatch.
+    let (cfg, start) = set_up("3k4/6K1/8/1p2P3/1Q6/8/8/8 w - - 1 60", dgt());
+    let s = timeline(&[
+        (921.0, "b4", None),
+        (1137.0, "e4", Some('Q')),
+        (1385.0, "b5", None),
+        (2011.0, "e4", None),
+        (2505.0, "b4", Some('Q')),
+    ]);
+    let run = run_script_with(cfg, &start, &s.wait(3000.0));
+    assert_eq!(run.final_uci(), ["b4e4", "b5b4", "e4b4"], "{}", run.lines());
+    assert_eq!(run.count("mismatch"), 0, "{}", run.lines());
+}

@@ -1056,6 +1056,12 @@ impl Tracker {
         // confirmed (and those on this ply's squares are its own as well). The events after
         // the one that completed the move stay too.
         let still = diff(&self.sensed, after, self.cfg.piece_identity);
+        // Lifting this move's piece off its origin is this move's alone, even where a later
+        // ply lands (a queen that goes back to the square it left, taking a piece put there).
+        let (origin, mover) = (m.from(), Some(e.moving));
+        let own_lift = |ev: &SquareEvent| {
+            !ev.whole && Some(ev.square) == origin && ev.after.is_none() && ev.before == mover
+        };
         let mut ply_log = Vec::with_capacity(done);
         let mut seen = 0;
         self.log.retain(|ev| {
@@ -1067,7 +1073,7 @@ impl Tracker {
             if mine && (!ev.whole || squares.contains(ev.square) || !still.contains(ev.square)) {
                 ply_log.push(*ev);
             }
-            (ev.whole && still.contains(ev.square)) || theirs.contains(ev.square)
+            (ev.whole && still.contains(ev.square)) || (theirs.contains(ev.square) && !own_lift(ev))
         });
         let number = game.len() as u32 + 1;
         let mode = game.mode();
