@@ -1199,3 +1199,65 @@ fn a_queen_going_back_to_take_a_pawn_on_the_square_it_left_is_followed() {
     assert_eq!(run.final_uci(), ["b4e4", "b5b4", "e4b4"], "{}", run.lines());
     assert_eq!(run.count("mismatch"), 0, "{}", run.lines());
 }
+
+#[test]
+fn victims_of_two_plies_set_down_in_turn_on_one_square_change_nothing() {
+    // 24... e6 25. dxe6 Nxe6 26. Nxe6 on a DGT board: each victim is set down on e5 for a
+    // moment, first Black's pawn, then White's. A black pawn seen on e5 also fits 24... e5
+    // and 25. dxe6 e.p.; both victims are the confirmed plies' own, so that is no reason
+    // to rewrite three plies.
+    let (cfg, start) = set_up(
+        "rn1q1rk1/1p1bpp2/p2p2p1/2pP2Np/2PnP3/2NB4/PP3PPP/R2QR1K1 b - - 1 12",
+        dgt(),
+    );
+    let s = timeline(&[
+        (951.0, "e7", None),
+        (1165.0, "e6", Some('p')),
+        (1386.0, "d5", None),
+        (1413.0, "e6", None),
+        (1839.0, "e5", Some('p')),
+        (1870.0, "e6", Some('P')),
+        (2315.0, "e5", None),
+        (3616.0, "d4", None),
+        (3889.0, "e6", Some('n')),
+        (4099.0, "e5", Some('P')),
+        (4997.0, "g5", None),
+        (5004.0, "e5", None),
+        (5248.0, "e6", Some('N')),
+    ]);
+    let run = run_script_with(cfg, &start, &s.wait(3000.0));
+    assert_eq!(
+        run.final_uci(),
+        ["e7e6", "d5e6", "d4e6", "g5e6"],
+        "{}",
+        run.lines()
+    );
+    assert_eq!(run.count("retract"), 0, "{}", run.lines());
+}
+
+#[test]
+fn a_pawn_left_standing_then_taken_off_first_and_set_down_ahead_is_a_capture() {
+    // 22... b6 23. cxb6 on a DGT board: b6 stands for 1.5 s, longer than any rest; White
+    // lifts it off first and sets it down on b5 for a moment, then takes with the c-pawn.
+    // Read as the pawn going on to b5 (a double step taken en passant), the game was
+    // rewritten and stayed wrong.
+    let (cfg, start) = set_up(
+        "r1b1kb1r/qp1n1pp1/2p1pn1p/2Pp4/1B1P4/P3PN2/4BPPP/RN1Q1RK1 b kq - 1 11",
+        dgt(),
+    );
+    let s = timeline(&[
+        (235.0, "b7", None),
+        (426.0, "b6", Some('p')),
+        (1987.0, "b6", None),
+        (2199.0, "b5", Some('p')),
+        (2649.0, "c5", None),
+        (2915.0, "b6", Some('P')),
+        (3345.0, "b5", None),
+        (3612.0, "b6", None),
+        (3876.0, "a7", None),
+        (4067.0, "b6", Some('q')),
+    ]);
+    let run = run_script_with(cfg, &start, &s.wait(3000.0));
+    assert_eq!(run.final_uci(), ["b7b6", "c5b6", "a7b6"], "{}", run.lines());
+    assert_eq!(run.count("retract"), 0, "{}", run.lines());
+}

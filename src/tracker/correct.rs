@@ -58,7 +58,7 @@ pub(super) const SET_DOWN_FRESH: Duration = Duration::from_secs(2);
 
 /// How long a slider may rest on its way before going on, as far as a history is concerned
 /// (a rest of up to 700 ms, reported up to a DGT scan late).
-const REST_AT_MOST: Duration = Duration::from_millis(1000);
+pub(super) const REST_AT_MOST: Duration = Duration::from_millis(1000);
 
 /// How long a piece knocked off its square may stay off before it is put back.
 const KNOCKED_AT_MOST: Duration = Duration::from_millis(2500);
@@ -124,17 +124,31 @@ fn were_taken(
         prev_start = start;
         pos.play_unchecked(m);
     }
+    let after = |began: Option<Time>, put: Option<Time>| match (began, put) {
+        (Some(b), Some(p)) => p + slack >= b,
+        _ => true,
+    };
     seen.iter().all(|&(sq, seen)| {
-        let put = evidence.first_placed_at[sq.to_usize()];
+        let (first, last) = (
+            evidence.first_placed_at[sq.to_usize()],
+            evidence.changed_at[sq.to_usize()],
+        );
+        // Each piece seen there is one of the victims (two victims of two plies may be set
+        // down on one square in turn); the first put down after its capture began, the
+        // others before the square's last change.
+        let near = |bit: u16| {
+            taken
+                .iter()
+                .filter(move |&&(b, at, _)| b == bit && sq.distance(at) <= SET_DOWN_NEAR)
+        };
         seen != 0
             && taken.iter().any(|&(bit, at, began)| {
-                seen & !bit == 0
-                    && sq.distance(at) <= SET_DOWN_NEAR
-                    && match (began, put) {
-                        (Some(b), Some(p)) => p + slack >= b,
-                        _ => true,
-                    }
+                seen & bit != 0 && sq.distance(at) <= SET_DOWN_NEAR && after(began, first)
             })
+            && (0..12)
+                .map(|i| 1u16 << i)
+                .filter(|bit| seen & bit != 0)
+                .all(|bit| near(bit).any(|&(_, _, began)| after(began, last)))
     })
 }
 

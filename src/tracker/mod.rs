@@ -779,7 +779,15 @@ impl Tracker {
                     // The last ply's piece gone on along its way before a takeback: in
                     // a repeated position the board after it may also be an earlier
                     // position of the game, but a piece going on is the likelier reading.
-                    match self.try_retract(now) {
+                    // (Not when it stood there for longer than a rest, and the opponent
+                    // may be taking it: lifted off first and set down beside.)
+                    let retract =
+                        if self.last_piece_stood() && self.victim_lifted_first(now, common) {
+                            Ok(false)
+                        } else {
+                            self.try_retract(now)
+                        };
+                    match retract {
                         Ok(true) => continue,
                         Ok(false) => {
                             if !self.victim_moved_aside(now) && self.try_takeback(now) {
@@ -847,15 +855,17 @@ impl Tracker {
     fn victim_lifted_first(&self, now: Time, common: Bitboard) -> bool {
         let Some(base) = &self.base else { return false };
         let turn = base.pos.turn();
-        // The piece the last ply moved, lifted again and put down further along its line,
-        // is going on (a rest), not a victim.
-        let last = self
-            .game
-            .as_ref()
-            .and_then(|g| g.plies().last())
-            .map(|p| p.mv);
-        let going_on =
-            |from: Square, to: Square| last.is_some_and(|m| m.to() == from && goes_further(m, to));
+        // The piece the last ply moved, lifted again within a rest's time and put down
+        // further along its line, is going on (a rest), not a victim. Left standing longer,
+        // its move was made: a lift now is the opponent's, taking it.
+        let last = self.game.as_ref().and_then(|g| g.plies().last());
+        let going_on = |from: Square, to: Square, lifted: Time| {
+            last.is_some_and(|p| {
+                p.mv.to() == from
+                    && goes_further(p.mv, to)
+                    && lifted <= self.last_put_down() + correct::REST_AT_MOST
+            })
+        };
         common.any()
             && common.into_iter().all(|sq| {
                 let Some(p) = self.sensed.piece_at(sq) else {
@@ -867,7 +877,7 @@ impl Tracker {
                             && e.after.is_none()
                             && !e.whole
                             && e.square != sq
-                            && !going_on(e.square, sq)
+                            && !going_on(e.square, sq, e.t)
                             && e.square.distance(sq) <= correct::SET_DOWN_NEAR
                             && now.saturating_since(e.t) <= correct::SET_DOWN_FRESH
                             && base
@@ -876,6 +886,32 @@ impl Tracker {
                                 .any(|m| m.is_capture() && m.to() == e.square)
                     })
             })
+    }
+
+    /// When the last ply's piece was put down on its square (when the ply was confirmed,
+    /// if its log does not say).
+    fn last_put_down(&self) -> Time {
+        let Some(p) = self.game.as_ref().and_then(|g| g.plies().last()) else {
+            return Time::ZERO;
+        };
+        p.log
+            .iter()
+            .rev()
+            .find(|e| e.square == p.mv.to() && e.after.is_some())
+            .map_or(p.confirmed_at, |e| e.t)
+    }
+
+    /// Whether the last ply's piece stood on its square for longer than a rest before it
+    /// was lifted again: its move was made, and the lift is the opponent's.
+    fn last_piece_stood(&self) -> bool {
+        let Some(p) = self.game.as_ref().and_then(|g| g.plies().last()) else {
+            return false;
+        };
+        let to = p.mv.to();
+        self.log
+            .iter()
+            .find(|e| e.square == to && e.after.is_none())
+            .is_some_and(|e| e.t > self.last_put_down() + correct::REST_AT_MOST)
     }
 
     /// Whether the board differs from the game only by a piece of the side not to move,

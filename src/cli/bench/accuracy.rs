@@ -269,7 +269,7 @@ fn report_failure(protocol: Protocol, game: &Game, seed: u64, score: &GameScore)
             .unwrap_or_default()
     };
     println!(
-        "  not exact: {protocol} game {} ({} - {}) seed {seed}: {}/{} correct, misread {}, missed {}, retract {}",
+        "  not exact: {protocol} game {} ({} - {}) seed {seed}: {}/{} correct, misread {}, missed {}, retract {}, {}, wrong {:.0} ms at most, {:.0} ms in all",
         game.number,
         name("White"),
         name("Black"),
@@ -277,7 +277,14 @@ fn report_failure(protocol: Protocol, game: &Game, seed: u64, score: &GameScore)
         score.expected,
         score.misread,
         score.missed,
-        score.retracts
+        score.retracts,
+        if score.ends_right() {
+            "ends right"
+        } else {
+            "ends wrong"
+        },
+        score.longest_wrong_ms,
+        score.wrong_ms,
     );
 }
 
