@@ -1261,3 +1261,40 @@ fn a_pawn_left_standing_then_taken_off_first_and_set_down_ahead_is_a_capture() {
     assert_eq!(run.final_uci(), ["b7b6", "c5b6", "a7b6"], "{}", run.lines());
     assert_eq!(run.count("retract"), 0, "{}", run.lines());
 }
+
+#[test]
+fn a_rest_seen_going_on_is_corrected_while_the_opponent_still_holds_a_piece() {
+    // 6... Bb4 on a DGT board, the bishop resting on c5 long enough to be confirmed there;
+    // White lifts the c-pawn at once, and the bishop is seen on b4 a moment later. No
+    // history was weighed until White's capture on d5 and Black's recapture were down,
+    // 1.4 s on: a bishop standing on b4 is proof enough while White's pawn is in the hand.
+    let (cfg, start) = set_up(
+        "rnbqkb1r/pp3ppp/4pn2/3p4/2PP4/2N2N2/PP3PPP/R1BQKB1R b KQkq - 1 6",
+        dgt(),
+    );
+    let s = timeline(&[
+        (887.0, "f8", None),
+        (1044.0, "c5", Some('b')),
+        (1880.0, "c4", None),
+        (1885.0, "b4", Some('b')),
+        (1907.0, "c5", None),
+        (2342.0, "d5", None),
+        (2816.0, "f6", None),
+        (3021.0, "d5", Some('n')),
+    ]);
+    let run = run_script_with(cfg, &start, &s.wait(3000.0));
+    assert_eq!(
+        misread_before(&run, 1900.0),
+        ["f8c5"],
+        "the rest is confirmed first\n{}",
+        run.lines()
+    );
+    let r = retracts(&run);
+    assert_eq!(r.len(), 1, "{}", run.lines());
+    assert!(
+        r[0].0 < Time::from_millis(2342),
+        "corrected before White's capture\n{}",
+        run.lines()
+    );
+    assert_eq!(run.final_uci(), ["f8b4", "c4d5", "f6d5"], "{}", run.lines());
+}

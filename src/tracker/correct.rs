@@ -228,6 +228,10 @@ pub(super) enum Doubt {
     /// The confirmed game does not explain the board, or only with squares tolerated as
     /// stale sensors: any history that explains it is weighed.
     Unexplained,
+    /// As [`Doubt::Unexplained`], and a piece stands where the confirmed game cannot have
+    /// put it: a history whose earlier plies put it there may have its last ply still
+    /// under way (the opponent replying meanwhile).
+    Placed,
     /// The confirmed game explains the board too (a piece of its last ply lifted again
     /// first): only the last ply may be undone, and only by a history that needs fewer
     /// plies in all than the confirmed game's explanations.
@@ -320,10 +324,19 @@ impl Tracker {
             if rival && !before_confirming && h.undo > 1 && !h.strays {
                 continue;
             }
+            // Only where the board shows a piece the game cannot have put there may a
+            // history's last ply be under way: a lift alone may be a piece knocked over.
+            // (And only once the board has settled: a scan reports one square at a time.)
+            let under_way = why == Doubt::Placed && self.stable_for(now, self.cfg.settle);
+            if why == Doubt::Placed && !under_way {
+                let at = self.last_change + self.cfg.settle;
+                wake = Some(wake.map_or(at, |w: Time| w.min(at)));
+            }
+            let done = |c: &Candidate| c.complete || (under_way && c.len >= 2);
             let Some(min) = h
                 .cands
                 .iter()
-                .filter(|c| c.cost() == 0 && c.complete && c.len > 0)
+                .filter(|c| c.cost() == 0 && done(c) && c.len > 0)
                 .map(|c| c.len)
                 .min()
             else {
@@ -349,12 +362,16 @@ impl Tracker {
             {
                 continue;
             }
-            let shortest: Vec<Candidate> =
-                h.cands.iter().filter(|c| c.len <= min).copied().collect();
+            let shortest: Vec<Candidate> = h
+                .cands
+                .iter()
+                .filter(|c| c.len <= min && (c.len == 0 || done(c)))
+                .copied()
+                .collect();
             // A board the game cannot explain only because pieces were lifted since its
             // last ply, read by a history only with a piece nobody saw, is a piece knocked
             // off its square until it has stayed off longer than a knocked piece does.
-            if why == Doubt::Unexplained
+            if matches!(why, Doubt::Unexplained | Doubt::Placed)
                 && self.log.iter().all(|e| e.after.is_none())
                 && shortest.iter().all(|c| c.unseen > 0)
                 && now.saturating_since(self.last_change) < KNOCKED_AT_MOST
@@ -522,9 +539,12 @@ impl Tracker {
                         && c.moves().take(undo).eq(confirmed.iter().copied())
                 };
                 let confirmed_seen = identity && cands.iter().any(&is_confirmed_line);
+                // A history whose last ply is still under way (the opponent replying
+                // meanwhile) is kept too: its earlier plies are done, and a board the game
+                // cannot explain at all may be put right by them.
                 cands.retain(|c| {
                     c.len == 0
-                        || (c.complete
+                        || ((c.complete || c.len >= 2)
                             && if identity {
                                 placements_accounted(&base, c, &evidence, slack, &earlier)
                             } else {

@@ -797,7 +797,14 @@ impl Tracker {
                         Err(t) => self.timeout = t,
                     }
                     if !self.victim_set_aside(now, common) {
-                        match self.try_correct(now, Doubt::Unexplained) {
+                        let why = if (common & self.sensed.occupied()).any()
+                            && !self.capture_of_last_under_way()
+                        {
+                            Doubt::Placed
+                        } else {
+                            Doubt::Unexplained
+                        };
+                        match self.try_correct(now, why) {
                             Ok(true) => continue,
                             Ok(false) => {}
                             Err(t) => history_at = t,
@@ -1289,6 +1296,28 @@ impl Tracker {
                 .iter()
                 .filter(|c| c.cost() == 0)
                 .all(|c| c.len > 0 && !c.complete)
+    }
+
+    /// Whether the side to move has lifted a piece that can take the last ply's piece
+    /// where it stands: a capture under way, whose victim may be lifted off and set down
+    /// near by before the capturer lands.
+    fn capture_of_last_under_way(&self) -> bool {
+        let (Some(base), Some(last)) = (
+            &self.base,
+            self.game.as_ref().and_then(|g| g.plies().last()),
+        ) else {
+            return false;
+        };
+        let to = last.mv.to();
+        self.log.iter().any(|e| {
+            e.after.is_none()
+                && !e.whole
+                && e.before.is_some_and(|p| p.color == base.pos.turn())
+                && base
+                    .moves
+                    .iter()
+                    .any(|m| m.is_capture() && m.from() == Some(e.square) && m.to() == to)
+        })
     }
 
     /// Whether the first square lifted since the last confirmed ply is that ply's
