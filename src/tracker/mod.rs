@@ -962,7 +962,19 @@ impl Tracker {
     /// anything unexplained, and the longest fills the search's depth.
     fn first_at_horizon(&self) -> Option<(usize, Move)> {
         let len = self.game.as_ref()?.len();
-        let free: Vec<&Candidate> = self.cands.iter().filter(|c| c.cost() == 0).collect();
+        // Of readings otherwise alike, the one that accounts for every placement seen (a
+        // rook seen on a6 went to a6, not to a5 or a3).
+        let strays = self
+            .cands
+            .iter()
+            .filter(|c| c.cost() == 0)
+            .map(|c| c.strays)
+            .min()?;
+        let free: Vec<&Candidate> = self
+            .cands
+            .iter()
+            .filter(|c| c.cost() == 0 && c.strays == strays)
+            .collect();
         let first = free.first()?.first()?;
         let deep = free
             .iter()
