@@ -1101,10 +1101,13 @@ impl Tracker {
         // the later plies' squares are theirs too, even those before this one's last: the
         // event that completed this move may be a later ply's (a piece of this move taken
         // at once and another put in its place).
+        // (Past the search's depth, the explanations at hand leave a square unexplained:
+        // the cheapest of them.)
+        let cheapest = self.cands.iter().map(|c| c.cost()).min().unwrap_or(0);
         let theirs = self
             .cands
             .iter()
-            .filter(|c| c.cost() == 0 && c.len >= 2 && c.first() == Some(m))
+            .filter(|c| c.cost() == cheapest && c.len >= 2 && c.first() == Some(m))
             .fold(Bitboard::EMPTY, |acc, c| acc | c.later_reach(turn));
         // Changes that came in one whole-board report have no order: those on squares that
         // still differ from the game after this ply stay for the plies still to be
