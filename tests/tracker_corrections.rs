@@ -1346,3 +1346,42 @@ fn plies_past_the_search_go_on_from_the_reading_that_accounts_for_every_piece_se
         run.lines()
     );
 }
+
+#[test]
+fn a_queen_going_out_and_back_around_a_reply_is_read() {
+    // 22... Qa2 23. Qc1 Qa4 24. b3 Qa2 25. Re2 on a DGT board, each reply at once, by
+    // players seen resting a slider earlier (their slides are waited for): the plies go
+    // past the search before the first is confirmed, and the queen comes back to a2, so
+    // only the pawn's squares differ from the game there. No ply was looked for from the
+    // queen's square, and the board stayed unexplained for good.
+    let (cfg, start) = set_up(
+        "r5k1/q4pp1/4bb1p/1pp1p3/1n1pP1P1/3P3P/1PP2PBN/3QRNK1 b - - 4 22",
+        TrackerConfig {
+            slide_rests: SlideRests::Always,
+            ..dgt()
+        },
+    );
+    let s = timeline(&[
+        (436.0, "a7", None),
+        (947.0, "d1", None),
+        (984.0, "a2", Some('q')),
+        (1167.0, "c1", Some('Q')),
+        (1206.0, "a2", None),
+        (1237.0, "a3", Some('q')),
+        (1441.0, "b2", None),
+        (1470.0, "a3", None),
+        (1496.0, "a4", Some('q')),
+        (1899.0, "b3", Some('P')),
+        (2133.0, "a4", None),
+        (2296.0, "a2", Some('q')),
+        (2704.0, "e1", None),
+        (3175.0, "e2", Some('R')),
+    ]);
+    let run = run_script_with(cfg, &start, &s.wait(3000.0));
+    assert_eq!(
+        run.final_uci(),
+        ["a7a2", "d1c1", "a2a4", "b2b3", "a4a2", "e1e2"],
+        "{}",
+        run.lines()
+    );
+}

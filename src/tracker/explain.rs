@@ -1011,6 +1011,24 @@ fn search_all(
         };
         search(base, d0, sight, &mut prefix, first, max_plies, out);
     }
+    // A piece that went out and came back within the plies searched (a queen a2-a4, a
+    // reply, a4-a2) leaves its square as it was: where nothing else explains the board,
+    // squares lifted since that hold their piece again may start a ply too.
+    if !out.iter().any(|c| c.cost() == 0 && c.len > 0) {
+        let back: Bitboard = sight
+            .evidence
+            .reported
+            .into_iter()
+            .filter(|sq| sight.evidence.lifted_at[sq.to_usize()].is_some())
+            .collect::<Bitboard>()
+            & sight.sensed.occupied()
+            & !d0
+            & !sight.ghost;
+        if back.any() {
+            out.truncate(1);
+            search(base, d0 | back, sight, &mut prefix, first, max_plies, out);
+        }
+    }
 }
 
 /// The candidates of a board on which pieces have only been lifted since the confirmed
