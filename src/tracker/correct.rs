@@ -300,6 +300,10 @@ impl Tracker {
             Keep::Cheapest
         });
         let window = self.slide_window();
+        // Only where the board shows a piece the game cannot have put there may a
+        // history's last ply be under way: a lift alone may be a piece knocked over.
+        // (And only once the board has settled: a scan reports one square at a time.)
+        let under_way = why == Doubt::Placed && self.stable_for(now, self.cfg.settle);
         let mut wake: Option<Time> = None;
         let mut chosen: Option<(usize, Move)> = None;
         for (i, h) in self.histories.found.iter().enumerate() {
@@ -324,10 +328,6 @@ impl Tracker {
             if rival && !before_confirming && h.undo > 1 && !h.strays {
                 continue;
             }
-            // Only where the board shows a piece the game cannot have put there may a
-            // history's last ply be under way: a lift alone may be a piece knocked over.
-            // (And only once the board has settled: a scan reports one square at a time.)
-            let under_way = why == Doubt::Placed && self.stable_for(now, self.cfg.settle);
             if why == Doubt::Placed && !under_way {
                 let at = self.last_change + self.cfg.settle;
                 wake = Some(wake.map_or(at, |w: Time| w.min(at)));

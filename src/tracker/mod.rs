@@ -865,13 +865,10 @@ impl Tracker {
         // The piece the last ply moved, lifted again within a rest's time and put down
         // further along its line, is going on (a rest), not a victim. Left standing longer,
         // its move was made: a lift now is the opponent's, taking it.
-        let last = self.game.as_ref().and_then(|g| g.plies().last());
+        let last = self.last_ply().map(|p| p.mv);
+        let rest_ends = self.last_put_down() + correct::REST_AT_MOST;
         let going_on = |from: Square, to: Square, lifted: Time| {
-            last.is_some_and(|p| {
-                p.mv.to() == from
-                    && goes_further(p.mv, to)
-                    && lifted <= self.last_put_down() + correct::REST_AT_MOST
-            })
+            last.is_some_and(|m| m.to() == from && goes_further(m, to) && lifted <= rest_ends)
         };
         common.any()
             && common.into_iter().all(|sq| {
@@ -895,10 +892,15 @@ impl Tracker {
             })
     }
 
+    /// The last confirmed ply.
+    fn last_ply(&self) -> Option<&game::Ply> {
+        self.game.as_ref().and_then(|g| g.plies().last())
+    }
+
     /// When the last ply's piece was put down on its square (when the ply was confirmed,
     /// if its log does not say).
     fn last_put_down(&self) -> Time {
-        let Some(p) = self.game.as_ref().and_then(|g| g.plies().last()) else {
+        let Some(p) = self.last_ply() else {
             return Time::ZERO;
         };
         p.log
@@ -911,7 +913,7 @@ impl Tracker {
     /// Whether the last ply's piece stood on its square for longer than a rest before it
     /// was lifted again: its move was made, and the lift is the opponent's.
     fn last_piece_stood(&self) -> bool {
-        let Some(p) = self.game.as_ref().and_then(|g| g.plies().last()) else {
+        let Some(p) = self.last_ply() else {
             return false;
         };
         let to = p.mv.to();
@@ -1317,10 +1319,7 @@ impl Tracker {
     /// where it stands: a capture under way, whose victim may be lifted off and set down
     /// near by before the capturer lands.
     fn capture_of_last_under_way(&self) -> bool {
-        let (Some(base), Some(last)) = (
-            &self.base,
-            self.game.as_ref().and_then(|g| g.plies().last()),
-        ) else {
+        let (Some(base), Some(last)) = (&self.base, self.last_ply()) else {
             return false;
         };
         let to = last.mv.to();
@@ -1338,7 +1337,7 @@ impl Tracker {
     /// Whether the first square lifted since the last confirmed ply is that ply's
     /// destination: its piece lifted again before the opponent touched anything.
     fn last_piece_lifted_first(&self) -> bool {
-        let Some(last) = self.game.as_ref().and_then(|g| g.plies().last()) else {
+        let Some(last) = self.last_ply() else {
             return false;
         };
         self.log
