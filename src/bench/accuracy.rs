@@ -27,6 +27,9 @@ pub struct Truth {
     pub chess960: bool,
     /// Every move of the game in SAN.
     pub san: Vec<String>,
+    /// The same moves in UCI notation (may be absent).
+    #[serde(default)]
+    pub uci: Vec<String>,
     /// For each move, the trace time (ms) of its last physical change.
     #[serde(default)]
     pub move_end_ms: Vec<f64>,
@@ -54,6 +57,9 @@ pub struct GameScore {
     pub expected: usize,
     /// Moves of the final game that match the truth at their ply.
     pub correct: usize,
+    /// Moves of the final game that differ from the truth at their ply only as a reading
+    /// the board cannot tell apart: the move played is among the move's `alternatives`.
+    pub indistinguishable: usize,
     /// `move` events that named a move other than the one played at that ply.
     pub misread: usize,
     /// `retract` events.
@@ -88,6 +94,12 @@ impl GameScore {
     pub fn ends_right(&self) -> bool {
         self.correct == self.expected && self.missed == 0
     }
+
+    /// Whether the final game is the game played but for readings the board cannot tell
+    /// apart, each published with the move played among its `alternatives`.
+    pub fn ends_right_but_alternatives(&self) -> bool {
+        self.correct + self.indistinguishable == self.expected && self.missed == 0
+    }
 }
 
 fn strip(san: &str) -> &str {
@@ -95,12 +107,22 @@ fn strip(san: &str) -> &str {
 }
 
 /// Whether the published moves `game` are the first moves of `truth` (or all of them).
-fn is_prefix(game: &[(String, Time)], truth: &[String]) -> bool {
+fn is_prefix(game: &[Confirmed], truth: &[String]) -> bool {
     game.len() <= truth.len()
         && game
             .iter()
             .zip(truth)
-            .all(|((san, _), played)| strip(san) == strip(played))
+            .all(|(c, played)| strip(&c.san) == strip(played))
+}
+
+/// A published move as [`follow`] keeps it.
+#[derive(Debug, Clone, PartialEq)]
+struct Confirmed {
+    san: String,
+    /// When it was last confirmed.
+    t: Time,
+    /// The other readings it was published with (UCI).
+    alternatives: Vec<String>,
 }
 
 /// Replays `trace` through a core made with `config` and scores it against `truth`.
@@ -135,8 +157,18 @@ pub fn score_trace(trace: &Trace, truth: &Truth, mut config: CoreConfig) -> Game
         .filter_map(|e| Published::of(&e.event).map(|p| (e.t, p)))
         .collect();
     let game = follow(&changes, &truth.san, replay_end(trace), &mut score);
-    for (index, (san, t)) in game.iter().enumerate() {
-        if truth.san.get(index).map(|s| strip(s)) == Some(strip(san)) {
+    for (
+        index,
+        Confirmed {
+            san,
+            t,
+            alternatives,
+        },
+    ) in game.iter().enumerate()
+    {
+        if truth.san.get(index).map(|s| strip(s)) != Some(strip(san)) {
+            score.indistinguishable += usize::from(only_an_alternative(alternatives, truth, index));
+        } else {
             score.correct += 1;
             if let Some(end) = truth.move_end_ms.get(index) {
                 score.latencies_ms.push(t.as_ms_f64() - end);
@@ -152,11 +184,24 @@ pub fn score_trace(trace: &Trace, truth: &Truth, mut config: CoreConfig) -> Game
     score
 }
 
+/// Whether a move published with `alternatives` at `index` (from 0) is the move played
+/// but for a reading the board cannot tell apart: the move played is among them.
+fn only_an_alternative(alternatives: &[String], truth: &Truth, index: usize) -> bool {
+    truth
+        .uci
+        .get(index)
+        .is_some_and(|played| alternatives.contains(played))
+}
+
 /// A change of the published moves.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Published<'a> {
     /// A move confirmed at `ply` (the moves from `ply` on replaced).
-    Move { ply: u32, san: &'a str },
+    Move {
+        ply: u32,
+        san: &'a str,
+        alternatives: &'a [String],
+    },
     /// The move at `ply` and any after it withdrawn.
     Retract { ply: u32 },
     /// Moves taken back: `ply` moves stay.
@@ -169,7 +214,16 @@ impl Published<'_> {
     /// The change `event` makes to the published moves, if any.
     fn of(event: &GameEvent) -> Option<Published<'_>> {
         match event {
-            GameEvent::Move { ply, san, .. } => Some(Published::Move { ply: *ply, san }),
+            GameEvent::Move {
+                ply,
+                san,
+                alternatives,
+                ..
+            } => Some(Published::Move {
+                ply: *ply,
+                san,
+                alternatives,
+            }),
             GameEvent::Retract { ply, .. } => Some(Published::Retract { ply: *ply }),
             GameEvent::Takeback { ply } => Some(Published::Takeback { ply: *ply }),
             GameEvent::NewGame { .. } => Some(Published::NewGame),
@@ -182,14 +236,14 @@ impl Published<'_> {
 /// the replay ends: counts misreads, retractions and corrections in `out` and how long the
 /// published moves were wrong (not a prefix of `truth`, judged once every change of an
 /// instant is in: a correction's retractions and moves at one instant are never wrong in
-/// between). Returns the final game: ply → (san, time of its last confirmation).
+/// between). Returns the final game, ply by ply.
 fn follow(
     changes: &[(Time, Published<'_>)],
     truth: &[String],
     end: Time,
     out: &mut GameScore,
-) -> Vec<(String, Time)> {
-    let mut game: Vec<(String, Time)> = Vec::new();
+) -> Vec<Confirmed> {
+    let mut game: Vec<Confirmed> = Vec::new();
     let mut in_retracts = false;
     let mut wrong_since: Option<Time> = None;
     let close = |out: &mut GameScore, since: Time, until: Time| {
@@ -199,13 +253,21 @@ fn follow(
     };
     for (k, &(t, change)) in changes.iter().enumerate() {
         match change {
-            Published::Move { ply, san } => {
+            Published::Move {
+                ply,
+                san,
+                alternatives,
+            } => {
                 let index = (ply as usize).saturating_sub(1);
                 if truth.get(index).map(|s| strip(s)) != Some(strip(san)) {
                     out.misread += 1;
                 }
                 game.truncate(index);
-                game.push((san.to_string(), t));
+                game.push(Confirmed {
+                    san: san.to_string(),
+                    t,
+                    alternatives: alternatives.to_vec(),
+                });
             }
             Published::Retract { ply } => {
                 out.retracts += 1;
@@ -321,6 +383,9 @@ pub struct Summary {
     /// Games whose final move list is the game played (transient misreads corrected on the
     /// way allowed).
     pub ends_right: usize,
+    /// Games whose final move list is the game played but for readings the board cannot
+    /// tell apart, published with the move played among their `alternatives`.
+    pub ends_right_but_alternatives: usize,
     /// Each game's time wrong in all, in ms.
     pub wrong_ms: Vec<f64>,
     /// Each game's longest time wrong at once, in ms.
@@ -342,14 +407,17 @@ impl Summary {
         self.corrections += s.corrections;
         self.wrong_games += usize::from(s.ever_wrong);
         self.ends_right += usize::from(s.ends_right());
+        self.ends_right_but_alternatives += usize::from(s.ends_right_but_alternatives());
         self.wrong_ms.push(s.wrong_ms);
         self.longest_wrong_ms.push(s.longest_wrong_ms);
     }
 
     /// The corrections and how long the published moves were wrong, on one line:
     /// `corrections N, wrong in G/M games, longest ms median X p99 Y, total ms median X
-    /// p99 Y, ending right E/M` (quantiles over every game, the games never wrong counting
-    /// 0; ending right: the final move list is the game played).
+    /// p99 Y, ending right E/M (A/M but for alternatives)` (quantiles over every game, the
+    /// games never wrong counting 0; ending right: the final move list is the game played;
+    /// but for alternatives: or differs only where the move played is among a published
+    /// move's `alternatives`).
     pub fn history(&self) -> String {
         let q = |v: &[f64], x: f64| {
             quantile(v, x)
@@ -357,7 +425,7 @@ impl Summary {
                 .unwrap_or_else(|| "-".into())
         };
         format!(
-            "corrections {}, wrong in {}/{} games, longest ms median {} p99 {}, total ms median {} p99 {}, ending right {}/{}",
+            "corrections {}, wrong in {}/{} games, longest ms median {} p99 {}, total ms median {} p99 {}, ending right {}/{} ({}/{} but for alternatives)",
             self.corrections,
             self.wrong_games,
             self.games,
@@ -366,6 +434,8 @@ impl Summary {
             q(&self.wrong_ms, 0.5),
             q(&self.wrong_ms, 0.99),
             self.ends_right,
+            self.games,
+            self.ends_right_but_alternatives,
             self.games,
         )
     }
@@ -439,17 +509,52 @@ mod tests {
         Time::from_millis(ms)
     }
 
+    fn mv(ply: u32, san: &str) -> Published<'_> {
+        Published::Move {
+            ply,
+            san,
+            alternatives: &[],
+        }
+    }
+
+    #[test]
+    fn a_move_published_with_the_move_played_among_its_alternatives_ends_right_but_for_it() {
+        // d7-d5 taken en passant and d7-d6 taken at once leave the same reports.
+        let played = Truth {
+            san: truth(&["e4", "d5", "exd6"]),
+            uci: truth(&["e2e4", "d7d5", "e5d6"]),
+            ..Truth::default()
+        };
+        let listed = truth(&["d7d5"]);
+        assert!(only_an_alternative(&listed, &played, 1));
+        assert!(!only_an_alternative(&[], &played, 1));
+        assert!(!only_an_alternative(&truth(&["d7d6"]), &played, 1));
+        let score = GameScore {
+            expected: 3,
+            correct: 2,
+            indistinguishable: 1,
+            ..GameScore::default()
+        };
+        assert!(!score.ends_right());
+        assert!(score.ends_right_but_alternatives());
+        let lost = GameScore {
+            missed: 1,
+            ..score.clone()
+        };
+        assert!(!lost.ends_right_but_alternatives());
+    }
+
     #[test]
     fn retractions_in_a_row_are_one_correction() {
         let played = truth(&["e4", "e5", "Nf3"]);
         let changes = [
-            (at(100), Published::Move { ply: 1, san: "e4" }),
-            (at(200), Published::Move { ply: 2, san: "e6" }),
-            (at(300), Published::Move { ply: 3, san: "Nf3" }),
+            (at(100), mv(1, "e4")),
+            (at(200), mv(2, "e6")),
+            (at(300), mv(3, "Nf3")),
             (at(400), Published::Retract { ply: 3 }),
             (at(400), Published::Retract { ply: 2 }),
-            (at(400), Published::Move { ply: 2, san: "e5" }),
-            (at(400), Published::Move { ply: 3, san: "Nf3" }),
+            (at(400), mv(2, "e5")),
+            (at(400), mv(3, "Nf3")),
         ];
         let mut f = GameScore::default();
         let game = follow(&changes, &played, at(60_000), &mut f);
@@ -463,17 +568,17 @@ mod tests {
     #[test]
     fn lagging_behind_is_not_wrong_but_a_wrong_move_left_standing_is_until_the_end() {
         let played = truth(&["e4", "e5", "Nf3", "Nc6"]);
-        let lagging = [(at(100), Published::Move { ply: 1, san: "e4+" })];
+        let lagging = [(at(100), mv(1, "e4+"))];
         let mut f = GameScore::default();
         follow(&lagging, &played, at(60_000), &mut f);
         assert!(!f.ever_wrong);
         assert_eq!(f.wrong_ms, 0.0);
         let changes = [
-            (at(100), Published::Move { ply: 1, san: "e4" }),
-            (at(200), Published::Move { ply: 2, san: "d5" }),
+            (at(100), mv(1, "e4")),
+            (at(200), mv(2, "d5")),
             (at(300), Published::Retract { ply: 2 }),
-            (at(350), Published::Move { ply: 2, san: "e5" }),
-            (at(500), Published::Move { ply: 3, san: "Nc3" }),
+            (at(350), mv(2, "e5")),
+            (at(500), mv(3, "Nc3")),
         ];
         let mut f = GameScore::default();
         follow(&changes, &played, at(1_500), &mut f);
