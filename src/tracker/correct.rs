@@ -20,7 +20,7 @@
 
 use std::time::Duration;
 
-use shakmaty::{Bitboard, Move, Piece, Position, Square, attacks};
+use shakmaty::{Bitboard, Chess, Color, Move, Piece, Position, Square, attacks};
 
 use super::explain::{self, BaseMoves, Candidate, Evidence, Keep, piece_bit};
 use super::game::SquareEvent;
@@ -60,6 +60,33 @@ pub(super) const SET_DOWN_FRESH: Duration = Duration::from_secs(2);
 /// (a rest of up to 700 ms, reported up to a DGT scan late).
 pub(super) const REST_AT_MOST: Duration = Duration::from_millis(1000);
 
+/// Whether a ply of `line` moves a piece again from a square an earlier ply of it put a
+/// piece on, or puts a piece where an earlier one left (a king and a rook moved in turn, as
+/// a castling would). Only such a line can be read in fewer plies.
+fn builds_on(line: &[Move]) -> bool {
+    let lands = |m: &Move| match m {
+        // Either side's castling squares: a castling ply puts pieces on its rank.
+        Move::Castle { .. } => {
+            explain::reach(*m, Color::White).0 | explain::reach(*m, Color::Black).0
+        }
+        _ => Bitboard::from(m.to()),
+    };
+    let from = |m: &Move| match m {
+        Move::Castle { king, rook } => Bitboard::from(*king) | Bitboard::from(*rook),
+        _ => m.from().map_or(Bitboard::EMPTY, Bitboard::from),
+    };
+    line.iter().enumerate().any(|(j, later)| {
+        line[..j].iter().any(|earlier| {
+            (lands(earlier) & from(later)).any() || (from(earlier) & lands(later)).any()
+        })
+    })
+}
+
+/// How many plies back a history may start that the confirmed game is weighed against
+/// before a ply is confirmed, when that game leaves no piece stray: a rest confirmed as a
+/// move, and the opponent's reply meanwhile.
+const BEFORE_CONFIRMING_UNDO: usize = 2;
+
 /// How long a piece knocked off its square may stay off before it is put back.
 const KNOCKED_AT_MOST: Duration = Duration::from_millis(2500);
 
@@ -82,14 +109,14 @@ fn strays_were_taken(
         .into_iter()
         .map(|sq| (sq, evidence.seen[sq.to_usize()]))
         .collect();
-    were_taken(base, c, evidence, slack, &strays)
+    were_taken(&base.pos, c.moves(), evidence, slack, &strays)
 }
 
 /// Whether each of the pieces `seen` put down on their squares is a piece that `c`
 /// captures, set down near the capture square after its capture can have begun.
 fn were_taken(
-    base: &BaseMoves,
-    c: &Candidate,
+    base: &Chess,
+    moves: impl Iterator<Item = Move>,
     evidence: &Evidence,
     slack: Duration,
     seen: &[(Square, u16)],
@@ -102,9 +129,9 @@ fn were_taken(
     };
     // The pieces `c` captures: which, where, and when the capture can have begun.
     let mut taken: Vec<(u16, Square, Option<Time>)> = Vec::new();
-    let mut pos = base.pos.clone();
+    let mut pos = base.clone();
     let mut prev_start: Option<Time> = None;
-    for m in c.moves() {
+    for m in moves {
         let from = m.from().map_or(Bitboard::EMPTY, Bitboard::from);
         let start = first_lift(from);
         if let Some(sq) = victim_square(m)
@@ -162,21 +189,21 @@ fn were_taken(
 /// `earlier` holds the pieces put down, square by square, by the ply before the history
 /// (the events of a ply confirmed with the next one may be in both plies' logs).
 fn placements_accounted(
-    base: &BaseMoves,
-    c: &Candidate,
+    base: &Chess,
+    moves: impl Iterator<Item = Move> + Clone,
     evidence: &Evidence,
     slack: Duration,
     earlier: &[u16; 64],
 ) -> bool {
     let mut put = *earlier;
-    let before = base.pos.board();
+    let before = base.board();
     for sq in evidence.placed {
         if let Some(p) = before.piece_at(sq) {
             put[sq.to_usize()] |= piece_bit(p);
         }
     }
-    let mut pos = base.pos.clone();
-    for m in c.moves() {
+    let mut pos = base.clone();
+    for m in moves.clone() {
         let turn = pos.turn();
         let mut mark = |squares: Bitboard, p: Piece| {
             for sq in squares {
@@ -219,7 +246,7 @@ fn placements_accounted(
         .map(|sq| (sq, evidence.seen[sq.to_usize()] & !put[sq.to_usize()]))
         .filter(|&(_, bits)| bits != 0)
         .collect();
-    unaccounted.is_empty() || were_taken(base, c, evidence, slack, &unaccounted)
+    unaccounted.is_empty() || were_taken(base, moves, evidence, slack, &unaccounted)
 }
 
 /// What the confirmed game leaves to doubt when histories are weighed against it.
@@ -270,11 +297,28 @@ pub(super) struct History {
     strays: bool,
 }
 
+/// An earlier position of the game a history may start from, and what the board says
+/// happened since.
+struct Start {
+    /// How many confirmed plies it undoes.
+    undo: usize,
+    /// The position.
+    pos: Chess,
+    /// Every lift and placement since, in order.
+    log: Vec<SquareEvent>,
+    /// The evidence of that log.
+    evidence: Box<Evidence>,
+    /// The pieces the ply before it put down, square by square (see
+    /// [`placements_accounted`]).
+    earlier: [u16; 64],
+}
+
 /// The histories worth asking the release rules about, found for one state of the inputs.
 #[derive(Debug, Default)]
 pub(super) struct Histories {
-    /// The tracker's epoch they were found for, and which explanations were kept.
-    epoch: Option<(u64, Keep)>,
+    /// The tracker's epoch they were found for, which explanations were kept, and how many
+    /// plies back at most.
+    epoch: Option<(u64, Keep, usize)>,
     /// Those whose cheapest explanation leaves nothing unexplained and starts with another
     /// ply than the confirmed one, fewest plies undone first.
     found: Vec<History>,
@@ -294,11 +338,40 @@ impl Tracker {
         let before_confirming = why == Doubt::BeforeConfirming;
         // A board with a piece in the hand on the confirmed game counts only explained with
         // every piece down: a piece nobody saw may be needed for that.
-        self.find_histories(if why == Doubt::InHand {
+        let keep = if why == Doubt::InHand {
             Keep::Complete
         } else {
             Keep::Cheapest
-        });
+        };
+        // Before a ply is confirmed, histories further back than a rest are weighed only
+        // when the confirmed game leaves a piece stray (most plies: none, and the search
+        // from there is the costliest).
+        let deepest = if before_confirming {
+            let lines: Vec<Vec<Move>> = self
+                .cands
+                .iter()
+                .filter(|c| c.cost() == 0 && c.len > 0)
+                .map(|c| c.moves().collect())
+                .collect();
+            if lines
+                .iter()
+                .any(|l| self.confirmed_accounts_for_placements(l))
+            {
+                // A rest confirmed as a move is a piece that moves again in the line: a
+                // history from before it has fewer plies. Without one, none is shorter.
+                lines
+                    .iter()
+                    .map(|l| self.moved_again_within(l))
+                    .max()
+                    .unwrap_or(0)
+                    .min(BEFORE_CONFIRMING_UNDO)
+            } else {
+                self.cfg.max_plies
+            }
+        } else {
+            self.cfg.max_plies
+        };
+        self.find_histories(keep, deepest);
         let window = self.slide_window();
         // Only where the board shows a piece the game cannot have put there may a
         // history's last ply be under way: a lift alone may be a piece knocked over.
@@ -309,7 +382,7 @@ impl Tracker {
         for (i, h) in self.histories.found.iter().enumerate() {
             let rest = before_confirming && !h.strays;
             if rest
-                && (h.undo > 2
+                && (h.undo > BEFORE_CONFIRMING_UNDO
                     || self
                         .cands
                         .iter()
@@ -464,9 +537,123 @@ impl Tracker {
         g.plies().get(g.len().checked_sub(undo)?).map(|p| p.mv)
     }
 
-    /// Finds the histories for the current inputs, unless already found.
-    fn find_histories(&mut self, keep: Keep) {
-        if self.histories.epoch == Some((self.epoch, keep)) {
+    /// The earlier positions a history may start from, fewest plies undone first, at most
+    /// `deepest` plies back: only plies the sensors were seen playing (a ply confirmed from
+    /// a whole-board report or a resumed game has nothing to weigh it against).
+    fn starts(&self, deepest: usize) -> Vec<Start> {
+        let mut out = Vec::new();
+        let Some(game) = self.game.as_ref().filter(|g| !g.finished) else {
+            return out;
+        };
+        let n = game.len();
+        let plies = game.plies();
+        let mut log: Vec<SquareEvent> = self.log.clone();
+        for undo in 1..=self.cfg.max_plies.min(n).min(deepest) {
+            let ply = &plies[n - undo];
+            if ply.log.is_empty() || ply.log.iter().all(|e| e.whole) {
+                break;
+            }
+            log = merged(&ply.log, &log);
+            let Some(pos) = game.position_at(n - undo) else {
+                break;
+            };
+            let evidence = Box::new(Evidence::from_log(&log));
+            // What the ply before the history put down: its own events (a ply confirmed
+            // with the next one may share them), and the piece it captured, set down near
+            // the capture for a moment (the events of that come after the ply's last).
+            let mut earlier = [0u16; 64];
+            if let Some(i) = (n - undo).checked_sub(1) {
+                let before = &plies[i];
+                for ev in &before.log {
+                    if let Some(p) = ev.after {
+                        earlier[ev.square.to_usize()] |= piece_bit(p);
+                    }
+                }
+                if let (Some(role), Some(at), Some(mover)) = (
+                    before.mv.capture(),
+                    victim_square(before.mv),
+                    game.position_at(i).map(|p| p.turn()),
+                ) {
+                    let bit = piece_bit(Piece {
+                        color: !mover,
+                        role,
+                    });
+                    // Set down at once, while the capture is fresh.
+                    let fresh = before.confirmed_at + SET_DOWN_FRESH;
+                    for sq in Bitboard::FULL {
+                        let put = evidence.first_placed_at[sq.to_usize()];
+                        if sq.distance(at) <= SET_DOWN_NEAR && put.is_some_and(|t| t <= fresh) {
+                            earlier[sq.to_usize()] |= bit;
+                        }
+                    }
+                }
+            }
+            out.push(Start {
+                undo,
+                pos: pos.clone(),
+                log: log.clone(),
+                evidence,
+                earlier,
+            });
+        }
+        out
+    }
+
+    /// Whether the confirmed plies since each earlier position a history may start from,
+    /// followed by `pending` (the plies about to be confirmed), account for every piece
+    /// seen put down (see [`placements_accounted`]). Where they do, no history finds a piece
+    /// the confirmed game leaves stray, and only the histories a rest confirmed as a move
+    /// leaves need weighing (see [`Doubt::BeforeConfirming`]). A line longer than the
+    /// search's depth is not weighed as the confirmed game there, and so counts as
+    /// accounted.
+    fn confirmed_accounts_for_placements(&self, pending: &[Move]) -> bool {
+        let Some(game) = &self.game else { return true };
+        if !self.cfg.piece_identity {
+            return true;
+        }
+        let slack = self.slide_window();
+        let n = game.len();
+        self.starts(self.cfg.max_plies).iter().all(|st| {
+            st.undo + pending.len() > self.cfg.max_plies.min(explain::MAX_PLIES)
+                || placements_accounted(
+                    &st.pos,
+                    game.plies()[n - st.undo..]
+                        .iter()
+                        .map(|p| p.mv)
+                        .chain(pending.iter().copied()),
+                    &st.evidence,
+                    slack,
+                    &st.earlier,
+                )
+        })
+    }
+
+    /// The most confirmed plies back, up to [`BEFORE_CONFIRMING_UNDO`], from which the
+    /// confirmed plies followed by `pending` move a piece again from a square a ply of
+    /// theirs put it on, or put a piece where one of theirs left (a king and a rook moved
+    /// in turn, as a castling would): 0 when none does. A line where no ply builds on
+    /// another that way has no shorter history: each of its plies changes squares no other
+    /// ply changes.
+    fn moved_again_within(&self, pending: &[Move]) -> usize {
+        let Some(game) = &self.game else { return 0 };
+        let n = game.len();
+        (1..=BEFORE_CONFIRMING_UNDO.min(n))
+            .rev()
+            .find(|&undo| {
+                let line: Vec<Move> = game.plies()[n - undo..]
+                    .iter()
+                    .map(|p| p.mv)
+                    .chain(pending.iter().copied())
+                    .collect();
+                builds_on(&line)
+            })
+            .unwrap_or(0)
+    }
+
+    /// Finds the histories for the current inputs from at most `deepest` plies back,
+    /// unless already found.
+    fn find_histories(&mut self, keep: Keep, deepest: usize) {
+        if self.histories.epoch == Some((self.epoch, keep, deepest)) {
             return;
         }
         let mut found = Vec::new();
@@ -475,51 +662,16 @@ impl Tracker {
         {
             let n = game.len();
             let plies = game.plies();
-            let mut log: Vec<SquareEvent> = self.log.clone();
-            for undo in 1..=self.cfg.max_plies.min(n) {
+            for Start {
+                undo,
+                pos,
+                log,
+                evidence,
+                earlier,
+            } in self.starts(deepest)
+            {
                 let ply = &plies[n - undo];
-                // Only plies the sensors were seen playing: a ply confirmed from a
-                // whole-board report or a resumed game has nothing to weigh it against.
-                if ply.log.is_empty() || ply.log.iter().all(|e| e.whole) {
-                    break;
-                }
-                log = merged(&ply.log, &log);
-                let Some(pos) = game.position_at(n - undo) else {
-                    break;
-                };
-                let base = BaseMoves::new(pos.clone());
-                let evidence = Box::new(Evidence::from_log(&log));
-                // What the ply before the history put down: its own events (a ply
-                // confirmed with the next one may share them), and the piece it captured,
-                // set down near the capture for a moment (the events of that come after
-                // the ply's last).
-                let mut earlier = [0u16; 64];
-                if let Some(i) = (n - undo).checked_sub(1) {
-                    let before = &plies[i];
-                    for ev in &before.log {
-                        if let Some(p) = ev.after {
-                            earlier[ev.square.to_usize()] |= piece_bit(p);
-                        }
-                    }
-                    if let (Some(role), Some(at), Some(mover)) = (
-                        before.mv.capture(),
-                        victim_square(before.mv),
-                        game.position_at(i).map(|p| p.turn()),
-                    ) {
-                        let bit = piece_bit(Piece {
-                            color: !mover,
-                            role,
-                        });
-                        // Set down at once, while the capture is fresh.
-                        let fresh = before.confirmed_at + SET_DOWN_FRESH;
-                        for sq in Bitboard::FULL {
-                            let put = evidence.first_placed_at[sq.to_usize()];
-                            if sq.distance(at) <= SET_DOWN_NEAR && put.is_some_and(|t| t <= fresh) {
-                                earlier[sq.to_usize()] |= bit;
-                            }
-                        }
-                    }
-                }
+                let base = BaseMoves::new(pos);
                 let view = sight(&self.cfg, &self.sensed, Bitboard::EMPTY, &evidence);
                 let mut cands = Vec::new();
                 explain::explain(&base, &view, self.cfg.max_plies, keep, &mut cands);
@@ -546,7 +698,13 @@ impl Tracker {
                     c.len == 0
                         || ((c.complete || c.len >= 2)
                             && if identity {
-                                placements_accounted(&base, c, &evidence, slack, &earlier)
+                                placements_accounted(
+                                    &base.pos,
+                                    c.moves(),
+                                    &evidence,
+                                    slack,
+                                    &earlier,
+                                )
                             } else {
                                 c.strays == 0 || strays_were_taken(&base, c, &evidence, slack)
                             })
@@ -573,7 +731,7 @@ impl Tracker {
                 found.push(History {
                     undo,
                     base,
-                    log: log.clone(),
+                    log,
                     evidence,
                     cands,
                     strays,
@@ -581,7 +739,7 @@ impl Tracker {
             }
         }
         self.histories = Histories {
-            epoch: Some((self.epoch, keep)),
+            epoch: Some((self.epoch, keep, deepest)),
             found,
         };
     }
@@ -608,5 +766,39 @@ impl Tracker {
         self.reported = Bitboard::EMPTY;
         self.corrections += 1;
         self.epoch += 1;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use shakmaty::uci::UciMove;
+    use shakmaty::{Chess, Position};
+
+    use super::builds_on;
+
+    /// The moves of `ucis` played in turn from the start position.
+    fn line(ucis: &[&str]) -> Vec<shakmaty::Move> {
+        let mut pos = Chess::default();
+        ucis.iter()
+            .map(|u| {
+                let m = u.parse::<UciMove>().unwrap().to_move(&pos).unwrap();
+                pos.play_unchecked(m);
+                m
+            })
+            .collect()
+    }
+
+    #[test]
+    fn only_a_line_where_a_piece_moves_again_can_be_read_in_fewer_plies() {
+        // Bd3 then Bc4 is Bc4 in one ply.
+        assert!(builds_on(
+            &line(&["e2e4", "e7e5", "f1d3", "g8f6", "d3c4"])[2..]
+        ));
+        // Three pieces moved once each: no ply to spare.
+        assert!(!builds_on(&line(&["e2e4", "e7e5", "g1f3"])));
+        // A capture and its recapture move two pieces once each.
+        assert!(!builds_on(&line(&["e2e4", "d7d5", "e4d5", "d8d5"])[1..3]));
+        // A piece put where another of its side left (as a castling's king and rook do).
+        assert!(builds_on(&line(&["g1f3", "e7e5", "h1g1"])));
     }
 }

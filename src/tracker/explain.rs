@@ -401,7 +401,7 @@ impl Candidate {
     }
 
     /// The moves in order.
-    pub fn moves(&self) -> impl Iterator<Item = Move> + '_ {
+    pub fn moves(&self) -> impl Iterator<Item = Move> + Clone + '_ {
         self.moves[..usize::from(self.len)]
             .iter()
             .flatten()
