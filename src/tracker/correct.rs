@@ -343,33 +343,31 @@ impl Tracker {
         } else {
             Keep::Cheapest
         };
-        // Before a ply is confirmed, histories further back than a rest are weighed only
-        // when the confirmed game leaves a piece stray (most plies: none, and the search
-        // from there is the costliest).
-        let deepest = if before_confirming {
-            let lines: Vec<Vec<Move>> = self
-                .cands
-                .iter()
-                .filter(|c| c.cost() == 0 && c.len > 0)
-                .map(|c| c.moves().collect())
-                .collect();
-            if lines
-                .iter()
-                .any(|l| self.confirmed_accounts_for_placements(l))
-            {
-                // A rest confirmed as a move is a piece that moves again in the line: a
-                // history from before it has fewer plies. Without one, none is shorter.
-                lines
+        // Weighed against the confirmed game by its length (a rest confirmed as a move, the
+        // opponent replying meanwhile), histories further back than one that moves a piece
+        // again are weighed only when the confirmed game leaves a piece stray (most plies:
+        // none, and the search from far back is the costliest).
+        let deepest = match why {
+            Doubt::BeforeConfirming | Doubt::Rival => {
+                let lines: Vec<Vec<Move>> = self
+                    .cands
                     .iter()
-                    .map(|l| self.moved_again_within(l))
-                    .max()
-                    .unwrap_or(0)
-                    .min(BEFORE_CONFIRMING_UNDO)
-            } else {
-                self.cfg.max_plies
+                    .filter(|c| c.cost() == 0)
+                    .map(|c| c.moves().collect())
+                    .collect();
+                let strays = !self.confirmed_accounts_for_placements(&lines);
+                let this = &*self;
+                let reach = |cap: usize| lines.iter().map(move |l| this.moved_again_within(l, cap));
+                if lines.is_empty() || strays {
+                    self.cfg.max_plies
+                } else if before_confirming {
+                    reach(BEFORE_CONFIRMING_UNDO).max().unwrap_or(0)
+                } else {
+                    // Fewer plies in all than every reading of the confirmed game.
+                    reach(1).min().unwrap_or(0)
+                }
             }
-        } else {
-            self.cfg.max_plies
+            _ => self.cfg.max_plies,
         };
         self.find_histories(keep, deepest);
         let window = self.slide_window();
@@ -600,44 +598,45 @@ impl Tracker {
     }
 
     /// Whether the confirmed plies since each earlier position a history may start from,
-    /// followed by `pending` (the plies about to be confirmed), account for every piece
-    /// seen put down (see [`placements_accounted`]). Where they do, no history finds a piece
-    /// the confirmed game leaves stray, and only the histories a rest confirmed as a move
-    /// leaves need weighing (see [`Doubt::BeforeConfirming`]). A line longer than the
-    /// search's depth is not weighed as the confirmed game there, and so counts as
-    /// accounted.
-    fn confirmed_accounts_for_placements(&self, pending: &[Move]) -> bool {
+    /// followed by one of `pending` (the readings of the plies since), account for every
+    /// piece seen put down (see [`placements_accounted`]). Where they do, no history finds
+    /// a piece the confirmed game leaves stray. A line longer than the search's depth is
+    /// not weighed as the confirmed game there, and so counts as accounted.
+    fn confirmed_accounts_for_placements(&self, pending: &[Vec<Move>]) -> bool {
         let Some(game) = &self.game else { return true };
         if !self.cfg.piece_identity {
             return true;
         }
         let slack = self.slide_window();
         let n = game.len();
-        self.starts(self.cfg.max_plies).iter().all(|st| {
-            st.undo + pending.len() > self.cfg.max_plies.min(explain::MAX_PLIES)
-                || placements_accounted(
-                    &st.pos,
-                    game.plies()[n - st.undo..]
-                        .iter()
-                        .map(|p| p.mv)
-                        .chain(pending.iter().copied()),
-                    &st.evidence,
-                    slack,
-                    &st.earlier,
-                )
+        let starts = self.starts(self.cfg.max_plies);
+        pending.iter().any(|line| {
+            starts.iter().all(|st| {
+                st.undo + line.len() > self.cfg.max_plies.min(explain::MAX_PLIES)
+                    || placements_accounted(
+                        &st.pos,
+                        game.plies()[n - st.undo..]
+                            .iter()
+                            .map(|p| p.mv)
+                            .chain(line.iter().copied()),
+                        &st.evidence,
+                        slack,
+                        &st.earlier,
+                    )
+            })
         })
     }
 
-    /// The most confirmed plies back, up to [`BEFORE_CONFIRMING_UNDO`], from which the
+    /// The most confirmed plies back, up to `cap`, from which the
     /// confirmed plies followed by `pending` move a piece again from a square a ply of
     /// theirs put it on, or put a piece where one of theirs left (a king and a rook moved
     /// in turn, as a castling would): 0 when none does. A line where no ply builds on
     /// another that way has no shorter history: each of its plies changes squares no other
     /// ply changes.
-    fn moved_again_within(&self, pending: &[Move]) -> usize {
+    fn moved_again_within(&self, pending: &[Move], cap: usize) -> usize {
         let Some(game) = &self.game else { return 0 };
         let n = game.len();
-        (1..=BEFORE_CONFIRMING_UNDO.min(n))
+        (1..=cap.min(n))
             .rev()
             .find(|&undo| {
                 let line: Vec<Move> = game.plies()[n - undo..]
