@@ -1385,3 +1385,76 @@ fn a_queen_going_out_and_back_around_a_reply_is_read() {
         run.lines()
     );
 }
+
+#[test]
+fn a_double_step_swept_off_by_the_capture_is_corrected_while_play_goes_on() {
+    // 2... c5 3. d4 cxd4 4. c3 dxc3 on a DGT board, every reply quick: the d-pawn's step to
+    // d4 is never seen (Black takes it off first and sets it down on d3 for a moment), so
+    // 3. d3 is confirmed. Once Black's pawn stands on d4 and the victim is gone from d3,
+    // only 3. d4 cxd4 explains the board. The board never stands still for the settle
+    // window until the fourth ply is down, 1.6 s on; the correction no longer waits for it.
+    let (cfg, start) = set_up(
+        "rnbqkbnr/pp1ppppp/8/2p5/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 0 2",
+        dgt(),
+    );
+    let s = timeline(&[
+        (455.0, "d2", None),
+        (1272.0, "d3", Some('P')),
+        (1435.0, "c5", None),
+        (1701.0, "d4", Some('p')),
+        (2204.0, "d3", None),
+        (2458.0, "c2", None),
+        (2650.0, "c3", Some('P')),
+        (2887.0, "c3", None),
+        (3097.0, "d4", None),
+        (3567.0, "c3", Some('p')),
+    ]);
+    let run = run_script_with(cfg, &start, &s.wait(3000.0));
+    assert_eq!(
+        misread_before(&run, 1700.0),
+        ["d2d3"],
+        "the victim set down on d3 reads as a single step first\n{}",
+        run.lines()
+    );
+    let r = retracts(&run);
+    assert_eq!(r.len(), 1, "{}", run.lines());
+    assert!(
+        r[0].0 < Time::from_millis(2458),
+        "corrected before White's next move begins\n{}",
+        run.lines()
+    );
+    assert_eq!(
+        run.final_uci(),
+        ["d2d4", "c5d4", "c2c3", "d4c3"],
+        "{}",
+        run.lines()
+    );
+}
+
+#[test]
+fn a_rook_confirmed_where_it_rested_is_corrected_when_it_takes_on_the_next_square() {
+    // 16... Rfxd8 on a DGT board: the rook slides f8-e8, rests there past the settle window
+    // (Re8 confirmed), then goes on to d8, sweeping White's rook off within one scan. Read
+    // from the confirmed game, e8 emptied is a rook in the hand with a capture on e8 to
+    // come, but one ply from before Re8 explains the whole board: corrected at once.
+    let (cfg, start) = set_up(
+        "r2R1rk1/p3bppp/4p3/2p5/Q3Pn2/5N2/PP3PPP/2R3K1 b - - 0 16",
+        dgt(),
+    );
+    let s = timeline(&[
+        (1080.0, "f8", None),
+        (1306.0, "e8", Some('r')),
+        (1994.0, "e8", None),
+        (1994.5, "d8", Some('r')),
+    ]);
+    let run = run_script_with(cfg, &start, &s.wait(3000.0));
+    assert_eq!(misread_before(&run, 1900.0), ["f8e8"], "{}", run.lines());
+    let r = retracts(&run);
+    assert_eq!(r.len(), 1, "{}", run.lines());
+    assert!(
+        r[0].0 < Time::from_millis(2300),
+        "corrected once the rook is down on d8\n{}",
+        run.lines()
+    );
+    assert_eq!(run.final_uci(), ["f8d8"], "{}", run.lines());
+}

@@ -349,15 +349,21 @@ impl Tracker {
         // none, and the search from far back is the costliest).
         let deepest = match why {
             Doubt::BeforeConfirming | Doubt::Rival => {
-                let lines: Vec<Vec<Move>> = self
-                    .cands
-                    .iter()
-                    .filter(|c| c.cost() == 0)
-                    .map(|c| c.moves().collect())
-                    .collect();
+                let free: Vec<&Candidate> = self.cands.iter().filter(|c| c.cost() == 0).collect();
+                let lines: Vec<Vec<Move>> = free.iter().map(|c| c.moves().collect()).collect();
                 let strays = !self.confirmed_accounts_for_placements(&lines);
                 let this = &*self;
-                let reach = |cap: usize| lines.iter().map(move |l| this.moved_again_within(l, cap));
+                // A reading whose last ply is under way leaves its piece in the hand: a
+                // shorter history may put it down, so it bounds nothing.
+                let reach = |cap: usize| {
+                    free.iter().zip(&lines).map(move |(c, l)| {
+                        if c.complete {
+                            this.moved_again_within(l, cap)
+                        } else {
+                            cap
+                        }
+                    })
+                };
                 if lines.is_empty() || strays {
                     self.cfg.max_plies
                 } else if before_confirming {
@@ -453,9 +459,17 @@ impl Tracker {
             }
             let verdict = decide(
                 &shortest,
-                Timing {
-                    unseen_passed: 4,
-                    ..self.timing_for(now, Some(h.base.turn()))
+                if matches!(why, Doubt::Unexplained | Doubt::Placed) {
+                    Timing {
+                        unseen_passed: 4,
+                        unseen_history: true,
+                        ..self.timing_for(now, Some(h.base.turn()))
+                    }
+                } else {
+                    Timing {
+                        unseen_passed: 4,
+                        ..self.timing_for(now, Some(h.base.turn()))
+                    }
                 },
                 |c| self.first_moves_on(&h.base, c, &h.evidence, h.base.turn()),
                 |c| h.base.first_slid(c, &h.evidence, window),

@@ -638,6 +638,7 @@ impl Tracker {
             ambiguity: self.cfg.ambiguity,
             slide_rest: self.slide_rest(turn),
             unseen_passed: 3,
+            unseen_history: false,
         }
     }
 

@@ -64,6 +64,11 @@ pub struct Timing {
     /// against the confirmed game, where the board settling is the better proof until the
     /// plies would outgrow an explanation.
     pub unseen_passed: u8,
+    /// A history weighed where the confirmed game cannot explain the board: its first ply
+    /// counts before the board settles once two plies hold, all complete and needing one
+    /// piece nobody saw at most, whatever that ply is (a pawn's double step swept off by
+    /// the capture that follows is no capture itself).
+    pub unseen_history: bool,
 }
 
 /// The fewest plies among the candidates that `keep` accepts.
@@ -170,6 +175,18 @@ pub fn decide(
             && let (Some(m), _) = agree(cands, |c| c.cost() == 0, len)
             && m.is_capture()
             && cands.iter().filter(|c| c.cost() == 0).all(|c| c.len >= len)
+        {
+            return Verdict::Confirm(m);
+        }
+        // A history where the confirmed game cannot explain the board: two plies done, one
+        // piece nobody saw (a double step swept off by the capture that follows).
+        if t.unseen_history
+            && len >= 2
+            && let (Some(m), _) = agree(cands, |c| c.cost() == 0, len)
+            && cands
+                .iter()
+                .filter(|c| c.cost() == 0)
+                .all(|c| c.len >= len && c.complete && c.unseen <= 1)
         {
             return Verdict::Confirm(m);
         }
