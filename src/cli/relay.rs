@@ -2,6 +2,7 @@
 //! broker; no boards of its own.
 
 use std::path::PathBuf;
+use std::sync::Arc;
 
 use anyhow::Context;
 use clap::Args;
@@ -14,7 +15,9 @@ use crate::mqtt::follow::spawn_relay;
 use crate::relay::files::PgnDir;
 use crate::relay::http::{self as relay_http, RelayState};
 use crate::relay::lichess;
+use crate::relay::page::HallView;
 use crate::relay::pgn::PgnTags;
+use crate::web::{Connections, WebOptions};
 
 /// Arguments of `eboardd relay`.
 #[derive(Debug, Args)]
@@ -111,6 +114,7 @@ pub fn run(args: RelayArgs) -> anyhow::Result<()> {
         .build()?;
     runtime.block_on(async move {
         let mut server = None;
+        let mut view = None;
         if let Some(addr) = listen {
             let listener = tokio::net::TcpListener::bind(addr)
                 .await
@@ -118,11 +122,22 @@ pub fn run(args: RelayArgs) -> anyhow::Result<()> {
             tracing::info!(%addr, "relay listening");
             let state = RelayState::new();
             files = files.serve(state.clone());
-            server = Some(tokio::spawn(relay_http::serve(listener, state)));
+            let hall = HallView::new();
+            view = Some(hall.clone());
+            let options = WebOptions::default();
+            let connections = Connections::new(options.max_connections);
+            let routes = relay_http::router(state.clone(), &options)
+                .merge(crate::relay::page::hall_router(hall, state));
+            server = Some(tokio::spawn(relay_http::serve_with(
+                listener,
+                routes,
+                Arc::new(options),
+                connections,
+            )));
         }
         let (files, pushers) = lichess::spawn_lichess_pushes(files, push);
         let relay =
-            spawn_relay(&settings, map, files).map_err(|e| CliError::input(e.to_string()))?;
+            spawn_relay(&settings, map, files, view).map_err(|e| CliError::input(e.to_string()))?;
         stop_signals()?.await;
         tracing::info!("stopping");
         relay.abort();

@@ -38,7 +38,8 @@ pub struct GameRecord {
 /// and control characters in them are written as escapes.
 pub const MAX_TAG_VALUE: usize = 255;
 
-const STANDARD_FEN: &str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
+/// The standard start position.
+pub const STANDARD_FEN: &str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
 
 impl GameRecord {
     /// Applies one event.

@@ -19,6 +19,7 @@ use super::message::{EventMessage, StateHead, StateMessage};
 use super::{MqttError, MqttSettings};
 use crate::daemon::complaint::{Complaint, Say};
 use crate::relay::files::PgnDir;
+use crate::relay::page::{HallState, HallView};
 
 /// What the connection task hands on.
 enum Heard {
@@ -95,8 +96,13 @@ pub fn relay_client_id(settings: &MqttSettings) -> Result<String, MqttError> {
 /// What one message says, as the aggregator takes it.
 enum Message {
     State(Box<StateMessage>),
+    /// A state that says nothing new of the game: its head, which says how the board is.
+    Head(StateHead),
     Event(EventMessage),
-    Status { host: String, online: bool },
+    Status {
+        host: String,
+        online: bool,
+    },
 }
 
 fn read(topic: &str, payload: &[u8], aggregator: &Aggregator) -> Result<Option<Message>, String> {
@@ -109,7 +115,7 @@ fn read(topic: &str, payload: &[u8], aggregator: &Aggregator) -> Result<Option<M
         // Most states say nothing new (the events did): only their head is read then.
         let head = StateHead::from_json(payload).map_err(|e| e.to_string())?;
         if !aggregator.wants_state(&head.host, head.board, head.at()) {
-            return Ok(None);
+            return Ok(Some(Message::Head(head)));
         }
         return StateMessage::from_json(payload)
             .map(|m| Some(Message::State(Box::new(m))))
@@ -121,6 +127,17 @@ fn read(topic: &str, payload: &[u8], aggregator: &Aggregator) -> Result<Option<M
         return Ok(Some(Message::Status { host, online }));
     }
     Ok(None)
+}
+
+/// Shows `updates` on the live page's view of the hall.
+fn show(view: &HallView, updates: &[Update]) {
+    for update in updates {
+        match update {
+            Update::Add { number, .. } => view.add(*number),
+            Update::Rebuild { number, events } => view.rebuild(*number, events),
+            Update::Event { number, event } => view.event(*number, &event.event),
+        }
+    }
 }
 
 /// Applies the aggregator's updates to the relay's games; the boards (ids from 0) whose
@@ -165,6 +182,7 @@ pub fn spawn_relay(
     settings: &MqttSettings,
     map: BoardMap,
     files: PgnDir,
+    view: Option<HallView>,
 ) -> Result<tokio::task::JoinHandle<()>, MqttError> {
     let prefix = settings.follow_prefix();
     let filters = vec![
@@ -173,7 +191,7 @@ pub fn spawn_relay(
         format!("{prefix}board/+/event"),
     ];
     let (rx, connection) = connect(settings, &relay_client_id(settings)?, true, filters)?;
-    Ok(tokio::spawn(run_relay(rx, connection, map, files)))
+    Ok(tokio::spawn(run_relay(rx, connection, map, files, view)))
 }
 
 async fn run_relay(
@@ -181,6 +199,7 @@ async fn run_relay(
     connection: tokio::task::JoinHandle<()>,
     map: BoardMap,
     mut files: PgnDir,
+    view: Option<HallView>,
 ) {
     // The connection ends with the relay.
     struct AbortOnDrop(tokio::task::JoinHandle<()>);
@@ -211,14 +230,56 @@ async fn run_relay(
                 }
             };
             let updates = match message {
-                Some(Message::State(state)) => aggregator.handle_state(&state),
+                Some(Message::State(state)) => {
+                    let updates = aggregator.handle_state(&state);
+                    if let (Some(view), Some(number)) =
+                        (&view, aggregator.number(&state.host, state.board))
+                    {
+                        view.state(
+                            number,
+                            &HallState {
+                                host: state.host.clone(),
+                                device: state.device.clone(),
+                                protocol: state.protocol.clone(),
+                                serial: state.serial.clone(),
+                                connected: state.connected,
+                                clock: state
+                                    .clock
+                                    .as_ref()
+                                    .map(|c| (c.white_ms, c.black_ms, c.running)),
+                            },
+                        );
+                    }
+                    updates
+                }
                 Some(Message::Event(event)) => aggregator.handle_event(event),
+                Some(Message::Head(head)) => {
+                    if let (Some(view), Some(number)) =
+                        (&view, aggregator.number(&head.host, head.board))
+                    {
+                        view.state(
+                            number,
+                            &HallState {
+                                host: head.host,
+                                device: head.device,
+                                protocol: head.protocol,
+                                serial: head.serial,
+                                connected: head.connected,
+                                clock: None,
+                            },
+                        );
+                    }
+                    Vec::new()
+                }
                 Some(Message::Status { host, online }) => {
                     tracing::info!(%host, "host {}", if online { "online" } else { "offline" });
                     Vec::new()
                 }
                 None => Vec::new(),
             };
+            if let Some(view) = &view {
+                show(view, &updates);
+            }
             apply(&mut files, updates, &mut changed);
         }
         if changed.is_empty() {

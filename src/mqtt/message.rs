@@ -255,6 +255,18 @@ pub struct StateHead {
     pub run: u64,
     /// See [`Position::seq`].
     pub seq: u64,
+    /// Whether the board is connected.
+    #[serde(default)]
+    pub connected: bool,
+    /// The protocol, empty until known.
+    #[serde(default)]
+    pub protocol: String,
+    /// The device path on its host.
+    #[serde(default)]
+    pub device: String,
+    /// The board's serial number, empty until known.
+    #[serde(default)]
+    pub serial: String,
 }
 
 impl StateHead {

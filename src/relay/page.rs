@@ -9,10 +9,12 @@
 //!   with what belongs there), the moves with their SAN, UCI and clock, the result, the
 //!   last clock reading and the players (from the relay's PGN tags).
 //!
-//! It reads the daemon's board handles and the relay's published PGN, and sends nothing to
-//! the boards.
+//! It reads the daemon's board handles (or, on the hall relay of `eboardd relay --mqtt`, a
+//! [`HallView`] of the boards every host publishes) and the relay's published PGN, and
+//! sends nothing to the boards.
 
-use std::sync::Arc;
+use std::collections::BTreeMap;
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::SystemTime;
 
 use axum::Router;
@@ -24,25 +26,247 @@ use serde::Serialize;
 
 use super::http::RelayState;
 use crate::daemon::Daemon;
-use crate::event::Side;
+use crate::event::{GameEvent, Orientation, Side};
+use crate::game::record::GameRecord;
 
 /// The page.
 pub const PAGE: &str = include_str!("page.html");
 
+/// Where the page's boards come from.
+#[derive(Clone)]
+enum Source {
+    /// This daemon's boards.
+    Daemon(Daemon),
+    /// Boards of other hosts, as the hall relay hears of them.
+    Hall(HallView),
+}
+
 /// What the page's handlers share.
 #[derive(Clone)]
 struct Page {
-    daemon: Daemon,
+    source: Source,
     relay: Arc<RelayState>,
 }
 
-/// The page's routes: `/` and `/boards.json`.
+/// The page's routes for a daemon's boards: `/` and `/boards.json`.
 pub fn router(daemon: Daemon, relay: Arc<RelayState>) -> Router {
+    routes(Source::Daemon(daemon), relay)
+}
+
+/// The page's routes for the boards of every host (`eboardd relay --mqtt`).
+pub fn hall_router(view: HallView, relay: Arc<RelayState>) -> Router {
+    routes(Source::Hall(view), relay)
+}
+
+fn routes(source: Source, relay: Arc<RelayState>) -> Router {
     Router::new()
         .route("/", get(page))
         .route("/index.html", get(page))
         .route("/boards.json", get(boards_json))
-        .with_state(Page { daemon, relay })
+        .with_state(Page { source, relay })
+}
+
+/// One board of another host, as the hall relay hears of it: its last published state and
+/// the game its events add up to.
+#[derive(Debug, Default)]
+struct HallBoard {
+    /// `host:device`.
+    device: String,
+    protocol: String,
+    serial: String,
+    connected: bool,
+    orientation: String,
+    placement: String,
+    record: GameRecord,
+    clock: Option<(u64, u64, Option<Side>, SystemTime)>,
+}
+
+impl HallBoard {
+    fn follow(&mut self, event: &GameEvent) {
+        match event {
+            GameEvent::Board {
+                placement,
+                orientation,
+            } => {
+                self.placement = placement.clone();
+                self.orientation = orientation_name(*orientation).into();
+            }
+            GameEvent::Clock {
+                white_ms,
+                black_ms,
+                running,
+            } => self.clock = Some((*white_ms, *black_ms, *running, SystemTime::now())),
+            _ => {}
+        }
+        self.record.apply(event);
+    }
+}
+
+fn orientation_name(o: Orientation) -> &'static str {
+    match o {
+        Orientation::Normal => "normal",
+        Orientation::Rotated => "rotated",
+    }
+}
+
+/// What a host says of one of its boards besides its events (its retained state).
+#[derive(Debug, Clone, Default)]
+pub struct HallState {
+    /// The publishing host.
+    pub host: String,
+    /// The device path on that host.
+    pub device: String,
+    /// `dgt` or `millennium` (empty until known).
+    pub protocol: String,
+    /// The serial number (empty until known).
+    pub serial: String,
+    /// Whether the board is connected.
+    pub connected: bool,
+    /// The last clock reading: white's and black's time and whose runs.
+    pub clock: Option<(u64, u64, Option<Side>)>,
+}
+
+/// The boards of every host as the hall relay hears of them, by tournament number, for the
+/// live page. Cheap to clone (shared).
+#[derive(Clone, Debug, Default)]
+pub struct HallView(Arc<Mutex<BTreeMap<u32, HallBoard>>>);
+
+impl HallView {
+    /// An empty view.
+    pub fn new() -> HallView {
+        HallView::default()
+    }
+
+    fn with<R>(&self, f: impl FnOnce(&mut BTreeMap<u32, HallBoard>) -> R) -> R {
+        f(&mut self.0.lock().unwrap_or_else(PoisonError::into_inner))
+    }
+
+    /// Board `number` (from 1) is in the tournament.
+    pub fn add(&self, number: u32) {
+        self.with(|b| {
+            b.entry(number).or_default();
+        });
+    }
+
+    /// Board `number`'s host published its state.
+    pub fn state(&self, number: u32, state: &HallState) {
+        self.with(|b| {
+            let board = b.entry(number).or_default();
+            board.device = format!("{}:{}", state.host, state.device);
+            board.protocol = state.protocol.clone();
+            board.serial = state.serial.clone();
+            board.connected = state.connected;
+            if let Some((white_ms, black_ms, running)) = state.clock {
+                board.clock = Some((white_ms, black_ms, running, SystemTime::now()));
+            }
+        });
+    }
+
+    /// Board `number`'s game is these events from the start.
+    pub fn rebuild(&self, number: u32, events: &[GameEvent]) {
+        self.with(|b| {
+            let board = b.entry(number).or_default();
+            board.record = GameRecord::default();
+            for e in events {
+                board.follow(e);
+            }
+        });
+    }
+
+    /// Board `number` follows one event.
+    pub fn event(&self, number: u32, event: &GameEvent) {
+        self.with(|b| b.entry(number).or_default().follow(event));
+    }
+
+    /// Every board now, as the page shows it.
+    fn boards(&self, relay: &RelayState) -> Vec<PageBoard> {
+        self.with(|b| {
+            b.iter()
+                .map(|(&n, board)| {
+                    let pgn = relay.board_pgn(n).unwrap_or_default();
+                    let record = &board.record;
+                    PageBoard {
+                        board: n,
+                        device: board.device.clone(),
+                        protocol: board.protocol.clone(),
+                        serial: board.serial.clone(),
+                        connected: board.connected,
+                        link: link_state(board.connected, &board.placement),
+                        orientation: board.orientation.clone(),
+                        placement: board.placement.clone(),
+                        fen: position_of(record),
+                        start_fen: record.start_fen.clone(),
+                        moves: record
+                            .moves
+                            .iter()
+                            .map(|m| PageMove {
+                                san: m.san.clone(),
+                                uci: m.uci.clone(),
+                                clock_ms: m.clock_ms,
+                            })
+                            .collect(),
+                        result: record.result.clone(),
+                        clock: board
+                            .clock
+                            .map(|(white_ms, black_ms, running, at)| PageClock {
+                                white_ms,
+                                black_ms,
+                                running: running.map(|side| match side {
+                                    Side::White => "white",
+                                    Side::Black => "black",
+                                }),
+                                age_ms: age_ms(at),
+                            }),
+                        white: pgn_tag(&pgn, "White").unwrap_or_else(|| "?".into()),
+                        black: pgn_tag(&pgn, "Black").unwrap_or_else(|| "?".into()),
+                    }
+                })
+                .collect()
+        })
+    }
+}
+
+/// How long ago `at` was, in milliseconds.
+fn age_ms(at: SystemTime) -> u64 {
+    SystemTime::now()
+        .duration_since(at)
+        .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
+}
+
+/// The position a game record's moves lead to (FEN), played from its start: as far as they
+/// are legal.
+fn position_of(record: &GameRecord) -> String {
+    use shakmaty::fen::Fen;
+    use shakmaty::uci::UciMove;
+    use shakmaty::{CastlingMode, Chess, Position};
+    let mode = if record.chess960 {
+        CastlingMode::Chess960
+    } else {
+        CastlingMode::Standard
+    };
+    let start = record
+        .start_fen
+        .as_deref()
+        .unwrap_or(crate::game::record::STANDARD_FEN);
+    let Ok(mut pos) = start
+        .parse::<Fen>()
+        .map_err(|_| ())
+        .and_then(|f| f.into_position::<Chess>(mode).map_err(|_| ()))
+    else {
+        return start.to_string();
+    };
+    for m in &record.moves {
+        match m
+            .uci
+            .parse::<UciMove>()
+            .ok()
+            .and_then(|u| u.to_move(&pos).ok())
+        {
+            Some(mv) => pos.play_unchecked(mv),
+            None => break,
+        }
+    }
+    crate::game::notation::fen_of(&pos)
 }
 
 async fn page() -> Response {
@@ -179,9 +403,7 @@ pub async fn boards(daemon: &Daemon, relay: &RelayState) -> Vec<PageBoard> {
                         Side::White => "white",
                         Side::Black => "black",
                     }),
-                    age_ms: SystemTime::now()
-                        .duration_since(at)
-                        .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX)),
+                    age_ms: age_ms(at),
                 });
                 (
                     moves,
@@ -223,7 +445,10 @@ async fn boards_json(State(page): State<Page>) -> Response {
     // The event number first: an event after it makes the page fetch again.
     let last_event_id = page.relay.last_event_id();
     let body = Boards {
-        boards: boards(&page.daemon, &page.relay).await,
+        boards: match &page.source {
+            Source::Daemon(daemon) => boards(daemon, &page.relay).await,
+            Source::Hall(view) => view.boards(&page.relay),
+        },
         last_event_id,
     };
     let text = serde_json::to_string(&body).unwrap_or_else(|_| "{\"boards\":[]}".into());
@@ -237,6 +462,76 @@ async fn boards_json(State(page): State<Page>) -> Response {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn mv(ply: u32, uci: &str, san: &str) -> GameEvent {
+        GameEvent::Move {
+            ply,
+            uci: uci.into(),
+            san: san.into(),
+            fen: String::new(),
+            clock_ms: None,
+            emt_ms: None,
+            alternatives: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn a_hall_board_shows_its_hosts_state_and_the_game_its_events_leave() {
+        let view = HallView::new();
+        view.add(3);
+        view.state(
+            3,
+            &HallState {
+                host: "hall-a".into(),
+                device: "/dev/ttyACM0".into(),
+                protocol: "dgt".into(),
+                serial: "10960".into(),
+                connected: true,
+                clock: None,
+            },
+        );
+        view.rebuild(
+            3,
+            &[
+                GameEvent::NewGame {
+                    fen: crate::game::record::STANDARD_FEN.into(),
+                    chess960: false,
+                },
+                mv(1, "e2e4", "e4"),
+                mv(2, "e7e5", "e5"),
+            ],
+        );
+        view.event(
+            3,
+            &GameEvent::Retract {
+                ply: 2,
+                uci: "e7e5".into(),
+            },
+        );
+        view.event(3, &mv(2, "c7c5", "c5"));
+        let boards = view.boards(&RelayState::new());
+        assert_eq!(boards.len(), 1);
+        let b = &boards[0];
+        assert_eq!((b.board, b.device.as_str()), (3, "hall-a:/dev/ttyACM0"));
+        assert_eq!((b.protocol.as_str(), b.serial.as_str()), ("dgt", "10960"));
+        // Connected, but no placement heard yet.
+        assert_eq!(b.link, "not responding");
+        let sans: Vec<&str> = b.moves.iter().map(|m| m.san.as_str()).collect();
+        assert_eq!(sans, ["e4", "c5"]);
+        assert_eq!(
+            b.fen,
+            "rnbqkbnr/pp1ppppp/8/2p5/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 0 2"
+        );
+        view.event(
+            3,
+            &GameEvent::Board {
+                placement: "8/8/8/8/8/8/8/8".into(),
+                orientation: Orientation::Rotated,
+            },
+        );
+        let b = &view.boards(&RelayState::new())[0];
+        assert_eq!((b.link, b.orientation.as_str()), ("connected", "rotated"));
+    }
 
     #[test]
     fn an_open_port_whose_board_never_reported_is_not_responding() {

@@ -14,9 +14,11 @@ use eboardd::mqtt::publish::{Publisher, spawn_publisher};
 use eboardd::protocol::Protocol;
 use eboardd::relay::files::PgnDir;
 use eboardd::relay::http::RelayState;
+use eboardd::relay::page::HallView;
 use eboardd::relay::pgn::PgnTags;
 use eboardd::sim::HandOptions;
 use eboardd::sim::device::BoardOptions;
+use eboardd::web::{Connections, WebOptions};
 use rumqttc::{AsyncClient, Event, MqttOptions, Packet, QoS};
 
 use crate::emulated::EmulatedPty;
@@ -158,9 +160,20 @@ pub async fn start_relay_with(
         .expect("bind");
     let addr = listener.local_addr().expect("addr");
     let state = RelayState::new();
-    let server = tokio::spawn(eboardd::relay::http::serve(listener, state.clone()));
+    // As `eboardd relay --mqtt --relay-listen` serves it: the relay and the live page.
+    let view = HallView::new();
+    let options = WebOptions::default();
+    let routes = eboardd::relay::http::router(state.clone(), &options).merge(
+        eboardd::relay::page::hall_router(view.clone(), state.clone()),
+    );
+    let server = tokio::spawn(eboardd::relay::http::serve_with(
+        listener,
+        routes,
+        std::sync::Arc::new(options),
+        Connections::new(WebOptions::default().max_connections),
+    ));
     let files = PgnDir::in_memory(round()).serve(state);
-    let relay = spawn_relay(&settings, map, files).expect("relay");
+    let relay = spawn_relay(&settings, map, files, Some(view)).expect("relay");
     (relay, server, addr)
 }
 
@@ -266,6 +279,54 @@ pub fn moves_of(pgn: &str) -> Vec<String> {
     pgn_sans(&plain)
 }
 
+/// The hall relay's live page: `/` is the page, and `/boards.json` has every board of the
+/// map in board order, with its host, protocol and serial, and the moves of `expected`
+/// (each board's PGN as the daemons journalled it).
+async fn check_hall_page(
+    addr: std::net::SocketAddr,
+    hosts: &[&Host],
+    map: &BoardMap,
+    expected: &[String],
+) {
+    let page = get(addr, "/").await.expect("the live page");
+    assert!(
+        page.contains("<html") || page.contains("<!DOCTYPE"),
+        "{page}"
+    );
+    let json = get(addr, "/boards.json").await.expect("boards.json");
+    let v: serde_json::Value = serde_json::from_str(&json).expect("JSON");
+    let boards = v["boards"].as_array().expect("boards");
+    assert_eq!(boards.len(), expected.len(), "{json}");
+    for (i, (b, want)) in boards.iter().zip(expected).enumerate() {
+        let number = i as u32 + 1;
+        assert_eq!(b["board"].as_u64(), Some(u64::from(number)), "{b}");
+        let e = map
+            .boards
+            .iter()
+            .find(|e| e.number == number)
+            .expect("mapped");
+        let h = hosts.iter().find(|h| h.name == e.host).expect("host");
+        let device = b["device"].as_str().unwrap_or_default();
+        assert!(device.starts_with(&format!("{}:", h.name)), "{b}");
+        assert!(
+            !b["protocol"].as_str().unwrap_or_default().is_empty(),
+            "{b}"
+        );
+        let sans: Vec<String> = b["moves"]
+            .as_array()
+            .expect("moves")
+            .iter()
+            .map(|m| m["san"].as_str().unwrap_or_default().to_string())
+            .collect();
+        assert_eq!(sans, moves_of(want), "board {number}: {b}");
+        assert_eq!(
+            b["white"].as_str(),
+            Some(format!("White {number}").as_str()),
+            "{b}"
+        );
+    }
+}
+
 /// Waits until every emulated board has played its whole game, then until the relay's
 /// `/games.pgn` is what the daemons journalled: every game, every move once, in board order
 /// (each board's PGN as `/board/N.pgn` too).
@@ -321,6 +382,7 @@ pub async fn check_relay(
                 let board = get(addr, &format!("/board/{}.pgn", i + 1)).await;
                 assert_eq!(board.as_ref(), Some(want), "board {}", i + 1);
             }
+            check_hall_page(addr, hosts, map, &expected).await;
             // The daemons' reading of the boards is the tracker's business (a loaded
             // machine may stall one); games come through whole here.
             assert!(
