@@ -347,11 +347,18 @@ impl Tracker {
         // opponent replying meanwhile), histories further back than one that moves a piece
         // again are weighed only when the confirmed game leaves a piece stray (most plies:
         // none, and the search from far back is the costliest).
+        // The earlier positions, worked out once for that check and the search.
+        let mut starts = None;
         let deepest = match why {
             Doubt::BeforeConfirming | Doubt::Rival => {
                 let free: Vec<&Candidate> = self.cands.iter().filter(|c| c.cost() == 0).collect();
                 let lines: Vec<Vec<Move>> = free.iter().map(|c| c.moves().collect()).collect();
-                let strays = !self.confirmed_accounts_for_placements(&lines);
+                let all = self
+                    .cfg
+                    .piece_identity
+                    .then(|| self.starts(self.cfg.max_plies));
+                let strays = !self.confirmed_accounts_for_placements(all.as_deref(), &lines);
+                starts = all;
                 let this = &*self;
                 // A reading whose last ply is under way leaves its piece in the hand: a
                 // shorter history may put it down, so it bounds nothing.
@@ -375,7 +382,7 @@ impl Tracker {
             }
             _ => self.cfg.max_plies,
         };
-        self.find_histories(keep, deepest);
+        self.find_histories(keep, deepest, starts);
         let window = self.slide_window();
         // Only where the board shows a piece the game cannot have put there may a
         // history's last ply be under way: a lift alone may be a piece knocked over.
@@ -616,14 +623,19 @@ impl Tracker {
     /// piece seen put down (see [`placements_accounted`]). Where they do, no history finds
     /// a piece the confirmed game leaves stray. A line longer than the search's depth is
     /// not weighed as the confirmed game there, and so counts as accounted.
-    fn confirmed_accounts_for_placements(&self, pending: &[Vec<Move>]) -> bool {
-        let Some(game) = &self.game else { return true };
-        if !self.cfg.piece_identity {
+    ///
+    /// `starts`: [`Tracker::starts`] as far back as the search goes (`None` on a board
+    /// that does not tell pieces apart, where no piece is stray).
+    fn confirmed_accounts_for_placements(
+        &self,
+        starts: Option<&[Start]>,
+        pending: &[Vec<Move>],
+    ) -> bool {
+        let (Some(game), Some(starts)) = (&self.game, starts) else {
             return true;
-        }
+        };
         let slack = self.slide_window();
         let n = game.len();
-        let starts = self.starts(self.cfg.max_plies);
         pending.iter().any(|line| {
             starts.iter().all(|st| {
                 st.undo + line.len() > self.cfg.max_plies.min(explain::MAX_PLIES)
@@ -665,10 +677,14 @@ impl Tracker {
 
     /// Finds the histories for the current inputs from at most `deepest` plies back,
     /// unless already found.
-    fn find_histories(&mut self, keep: Keep, deepest: usize) {
+    /// `starts`: [`Tracker::starts`] already worked out for these inputs, if any (those
+    /// further back than `deepest` are left out).
+    fn find_histories(&mut self, keep: Keep, deepest: usize, starts: Option<Vec<Start>>) {
         if self.histories.epoch == Some((self.epoch, keep, deepest)) {
             return;
         }
+        let mut starts = starts.unwrap_or_else(|| self.starts(deepest));
+        starts.retain(|st| st.undo <= deepest);
         let mut found = Vec::new();
         if let Some(game) = &self.game
             && !game.finished
@@ -681,7 +697,7 @@ impl Tracker {
                 log,
                 evidence,
                 earlier,
-            } in self.starts(deepest)
+            } in starts
             {
                 let ply = &plies[n - undo];
                 let base = BaseMoves::new(pos);
