@@ -20,6 +20,7 @@ use super::{MqttError, MqttSettings};
 use crate::daemon::complaint::{Complaint, Say};
 use crate::relay::files::PgnDir;
 use crate::relay::page::{HallState, HallView};
+use crate::sensing::ClockReading;
 
 /// What the connection task hands on.
 enum Heard {
@@ -95,7 +96,8 @@ pub fn relay_client_id(settings: &MqttSettings) -> Result<String, MqttError> {
 
 /// What one message says, as the aggregator takes it.
 enum Message {
-    State(Box<StateMessage>),
+    /// A state with its head (read first).
+    State(StateHead, Box<StateMessage>),
     /// A state that says nothing new of the game: its head, which says how the board is.
     Head(StateHead),
     Event(EventMessage),
@@ -118,7 +120,7 @@ fn read(topic: &str, payload: &[u8], aggregator: &Aggregator) -> Result<Option<M
             return Ok(Some(Message::Head(head)));
         }
         return StateMessage::from_json(payload)
-            .map(|m| Some(Message::State(Box::new(m))))
+            .map(|m| Some(Message::State(head, Box::new(m))))
             .map_err(|e| e.to_string());
     }
     if let Some(rest) = topic.strip_suffix("/status") {
@@ -127,6 +129,29 @@ fn read(topic: &str, payload: &[u8], aggregator: &Aggregator) -> Result<Option<M
         return Ok(Some(Message::Status { host, online }));
     }
     Ok(None)
+}
+
+/// Shows how a board is, as its state's head says (with the state's clock reading, when
+/// the whole state was read), on the live page's view of the hall.
+fn show_state(
+    view: Option<&HallView>,
+    aggregator: &Aggregator,
+    head: StateHead,
+    clock: Option<ClockReading>,
+) {
+    if let (Some(view), Some(number)) = (view, aggregator.number(&head.host, head.board)) {
+        view.state(
+            number,
+            &HallState {
+                host: head.host,
+                device: head.device,
+                protocol: head.protocol,
+                serial: head.serial,
+                connected: head.connected,
+                clock,
+            },
+        );
+    }
 }
 
 /// Shows `updates` on the live page's view of the hall.
@@ -230,45 +255,19 @@ async fn run_relay(
                 }
             };
             let updates = match message {
-                Some(Message::State(state)) => {
+                Some(Message::State(head, state)) => {
                     let updates = aggregator.handle_state(&state);
-                    if let (Some(view), Some(number)) =
-                        (&view, aggregator.number(&state.host, state.board))
-                    {
-                        view.state(
-                            number,
-                            &HallState {
-                                host: state.host.clone(),
-                                device: state.device.clone(),
-                                protocol: state.protocol.clone(),
-                                serial: state.serial.clone(),
-                                connected: state.connected,
-                                clock: state
-                                    .clock
-                                    .as_ref()
-                                    .map(|c| (c.white_ms, c.black_ms, c.running)),
-                            },
-                        );
-                    }
+                    let clock = state.clock.as_ref().map(|c| ClockReading {
+                        white_ms: c.white_ms,
+                        black_ms: c.black_ms,
+                        running: c.running,
+                    });
+                    show_state(view.as_ref(), &aggregator, head, clock);
                     updates
                 }
                 Some(Message::Event(event)) => aggregator.handle_event(event),
                 Some(Message::Head(head)) => {
-                    if let (Some(view), Some(number)) =
-                        (&view, aggregator.number(&head.host, head.board))
-                    {
-                        view.state(
-                            number,
-                            &HallState {
-                                host: head.host,
-                                device: head.device,
-                                protocol: head.protocol,
-                                serial: head.serial,
-                                connected: head.connected,
-                                clock: None,
-                            },
-                        );
-                    }
+                    show_state(view.as_ref(), &aggregator, head, None);
                     Vec::new()
                 }
                 Some(Message::Status { host, online }) => {

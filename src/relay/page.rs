@@ -26,8 +26,10 @@ use serde::Serialize;
 
 use super::http::RelayState;
 use crate::daemon::Daemon;
+use crate::daemon::game::GameView;
 use crate::event::{GameEvent, Orientation, Side};
 use crate::game::record::GameRecord;
+use crate::sensing::ClockReading;
 
 /// The page.
 pub const PAGE: &str = include_str!("page.html");
@@ -77,8 +79,8 @@ struct HallBoard {
     connected: bool,
     orientation: String,
     placement: String,
-    record: GameRecord,
-    clock: Option<(u64, u64, Option<Side>, SystemTime)>,
+    game: GameView,
+    clock: Option<(ClockReading, SystemTime)>,
 }
 
 impl HallBoard {
@@ -95,10 +97,17 @@ impl HallBoard {
                 white_ms,
                 black_ms,
                 running,
-            } => self.clock = Some((*white_ms, *black_ms, *running, SystemTime::now())),
+            } => {
+                let reading = ClockReading {
+                    white_ms: *white_ms,
+                    black_ms: *black_ms,
+                    running: *running,
+                };
+                self.clock = Some((reading, SystemTime::now()));
+            }
             _ => {}
         }
-        self.record.apply(event);
+        self.game.apply(event);
     }
 }
 
@@ -122,8 +131,8 @@ pub struct HallState {
     pub serial: String,
     /// Whether the board is connected.
     pub connected: bool,
-    /// The last clock reading: white's and black's time and whose runs.
-    pub clock: Option<(u64, u64, Option<Side>)>,
+    /// The last clock reading.
+    pub clock: Option<ClockReading>,
 }
 
 /// The boards of every host as the hall relay hears of them, by tournament number, for the
@@ -156,8 +165,8 @@ impl HallView {
             board.protocol = state.protocol.clone();
             board.serial = state.serial.clone();
             board.connected = state.connected;
-            if let Some((white_ms, black_ms, running)) = state.clock {
-                board.clock = Some((white_ms, black_ms, running, SystemTime::now()));
+            if let Some(reading) = state.clock {
+                board.clock = Some((reading, SystemTime::now()));
             }
         });
     }
@@ -166,7 +175,7 @@ impl HallView {
     pub fn rebuild(&self, number: u32, events: &[GameEvent]) {
         self.with(|b| {
             let board = b.entry(number).or_default();
-            board.record = GameRecord::default();
+            board.game = GameView::default();
             for e in events {
                 board.follow(e);
             }
@@ -184,7 +193,7 @@ impl HallView {
             b.iter()
                 .map(|(&n, board)| {
                     let pgn = relay.board_pgn(n).unwrap_or_default();
-                    let record = &board.record;
+                    let record = board.game.record();
                     PageBoard {
                         board: n,
                         device: board.device.clone(),
@@ -194,29 +203,11 @@ impl HallView {
                         link: link_state(board.connected, &board.placement),
                         orientation: board.orientation.clone(),
                         placement: board.placement.clone(),
-                        fen: position_of(record),
+                        fen: board.game.fen().to_string(),
                         start_fen: record.start_fen.clone(),
-                        moves: record
-                            .moves
-                            .iter()
-                            .map(|m| PageMove {
-                                san: m.san.clone(),
-                                uci: m.uci.clone(),
-                                clock_ms: m.clock_ms,
-                            })
-                            .collect(),
+                        moves: page_moves(record),
                         result: record.result.clone(),
-                        clock: board
-                            .clock
-                            .map(|(white_ms, black_ms, running, at)| PageClock {
-                                white_ms,
-                                black_ms,
-                                running: running.map(|side| match side {
-                                    Side::White => "white",
-                                    Side::Black => "black",
-                                }),
-                                age_ms: age_ms(at),
-                            }),
+                        clock: board.clock.as_ref().map(|(r, at)| page_clock(r, *at)),
                         white: pgn_tag(&pgn, "White").unwrap_or_else(|| "?".into()),
                         black: pgn_tag(&pgn, "Black").unwrap_or_else(|| "?".into()),
                     }
@@ -226,47 +217,32 @@ impl HallView {
     }
 }
 
-/// How long ago `at` was, in milliseconds.
-fn age_ms(at: SystemTime) -> u64 {
-    SystemTime::now()
-        .duration_since(at)
-        .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
+/// A game's moves as the page shows them.
+fn page_moves(record: &GameRecord) -> Vec<PageMove> {
+    record
+        .moves
+        .iter()
+        .map(|m| PageMove {
+            san: m.san.clone(),
+            uci: m.uci.clone(),
+            clock_ms: m.clock_ms,
+        })
+        .collect()
 }
 
-/// The position a game record's moves lead to (FEN), played from its start: as far as they
-/// are legal.
-fn position_of(record: &GameRecord) -> String {
-    use shakmaty::fen::Fen;
-    use shakmaty::uci::UciMove;
-    use shakmaty::{CastlingMode, Chess, Position};
-    let mode = if record.chess960 {
-        CastlingMode::Chess960
-    } else {
-        CastlingMode::Standard
-    };
-    let start = record
-        .start_fen
-        .as_deref()
-        .unwrap_or(crate::game::record::STANDARD_FEN);
-    let Ok(mut pos) = start
-        .parse::<Fen>()
-        .map_err(|_| ())
-        .and_then(|f| f.into_position::<Chess>(mode).map_err(|_| ()))
-    else {
-        return start.to_string();
-    };
-    for m in &record.moves {
-        match m
-            .uci
-            .parse::<UciMove>()
-            .ok()
-            .and_then(|u| u.to_move(&pos).ok())
-        {
-            Some(mv) => pos.play_unchecked(mv),
-            None => break,
-        }
+/// A clock reading taken at `at`, as the page shows it.
+fn page_clock(reading: &ClockReading, at: SystemTime) -> PageClock {
+    PageClock {
+        white_ms: reading.white_ms,
+        black_ms: reading.black_ms,
+        running: reading.running.map(|side| match side {
+            Side::White => "white",
+            Side::Black => "black",
+        }),
+        age_ms: SystemTime::now()
+            .duration_since(at)
+            .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX)),
     }
-    crate::game::notation::fen_of(&pos)
 }
 
 async fn page() -> Response {
@@ -386,27 +362,9 @@ pub async fn boards(daemon: &Daemon, relay: &RelayState) -> Vec<PageBoard> {
         let n = handle.id().saturating_add(1);
         let (moves, result, start_fen, clock) = match handle.follow_game().await {
             Ok(follow) => {
-                let moves = follow
-                    .record
-                    .moves
-                    .iter()
-                    .map(|m| PageMove {
-                        san: m.san.clone(),
-                        uci: m.uci.clone(),
-                        clock_ms: m.clock_ms,
-                    })
-                    .collect();
-                let clock = follow.clock.map(|(reading, at)| PageClock {
-                    white_ms: reading.white_ms,
-                    black_ms: reading.black_ms,
-                    running: reading.running.map(|side| match side {
-                        Side::White => "white",
-                        Side::Black => "black",
-                    }),
-                    age_ms: age_ms(at),
-                });
+                let clock = follow.clock.map(|(reading, at)| page_clock(&reading, at));
                 (
-                    moves,
+                    page_moves(&follow.record),
                     follow.record.result.clone(),
                     follow.record.start_fen.clone(),
                     clock,
