@@ -767,6 +767,68 @@ fn an_opponents_reach_reported_before_the_end_of_a_rest_does_not_confirm_the_res
 }
 
 #[test]
+fn a_captured_piece_set_down_behind_on_its_line_is_corrected_as_it_is_taken_off() {
+    // Black's bishop slides c8-d7-e6; White lifts it off e6 at once, sets it down on d7
+    // for a moment (where Bd7 would have put it) and plays Bxe6 with the bishop from c4.
+    // Read as Bd7 Be6 until d7 is cleared; taking the piece off d7 is no move of Black's
+    // beginning but the end of that capture.
+    let (cfg, start) = set_up("2b3k1/5ppp/8/8/2B5/8/5PPP/6K1 b - - 0 1", dgt());
+    let s = timeline(&[
+        (1000.0, "c8", None),
+        (1050.0, "d7", Some('b')),
+        (1300.0, "d7", None),
+        (1350.0, "e6", Some('b')),
+        (1585.0, "e6", None),
+        (1795.0, "d7", Some('b')),
+        (1880.0, "c4", None),
+        (2300.0, "e6", Some('B')),
+        (2945.0, "d7", None),
+    ]);
+    let run = run_script_with(cfg, &start, &s);
+    assert_eq!(run.final_uci(), ["c8e6", "c4e6"], "{}", run.lines());
+    // Corrected as d7 is cleared, not a held piece's time later.
+    let undone: Vec<(f64, String)> = retracts(&run)
+        .into_iter()
+        .map(|(t, _, uci)| (t.as_ms_f64(), uci))
+        .collect();
+    assert_eq!(
+        undone,
+        [(2945.0, "c4e6".to_string()), (2945.0, "c8d7".to_string())],
+        "{}",
+        run.lines()
+    );
+}
+
+#[test]
+fn a_capture_of_a_piece_the_scan_never_saw_on_a_square_lifted_before_is_read() {
+    // White's bishop slides c1-f4-g5, resting on f4. Black's queen goes f6-f5-f4 and is
+    // lifted off f4 by White before the board scans f4 (never reported there), set down
+    // on d3 for a moment, and Bxf4 follows. f4 was last seen lifted by the bishop's slide,
+    // before the queen's move: that lift is no part of the capture.
+    let (cfg, start) = set_up("5k2/8/5q2/8/8/8/8/2B3K1 w - - 0 1", dgt());
+    let s = timeline(&[
+        (1000.0, "c1", None),
+        (1100.0, "d2", Some('B')),
+        (1200.0, "d2", None),
+        (1250.0, "e3", Some('B')),
+        (1350.0, "e3", None),
+        (1400.0, "f4", Some('B')),
+        (1800.0, "f4", None),
+        (2000.0, "g5", Some('B')),
+        (2700.0, "f6", None),
+        (2725.0, "f5", Some('q')),
+        (3390.0, "f5", None),
+        (3890.0, "d3", Some('q')),
+        (4280.0, "g5", None),
+        (4545.0, "f4", Some('B')),
+        (4790.0, "d3", None),
+    ]);
+    let run = run_script_with(cfg, &start, &s);
+    assert_eq!(run.final_uci(), ["c1g5", "f6f4", "g5f4"], "{}", run.lines());
+    assert_eq!(run.count("mismatch"), 0, "{}", run.lines());
+}
+
+#[test]
 fn a_captured_piece_set_down_where_it_came_from_is_no_lasting_takeback() {
     // 1. d4 exd4, Black taking the white pawn off d4 first and setting it down on d2 for a
     // moment: for that moment the board is the one before 1. d4.

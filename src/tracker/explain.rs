@@ -161,8 +161,10 @@ impl Evidence {
 
     /// When the move began: the first lift of a moving piece or of the piece it takes.
     /// Lifts that came in a whole-board report are left out (see [`Evidence::lift_whole`]).
-    fn start(&self, e: &Effect) -> Option<Time> {
-        ((e.from | e.taken) & !self.lift_whole)
+    /// A piece the previous ply put down unseen (`unseen`) was lifted unseen too: lifts
+    /// seen on its square belong to earlier pieces.
+    fn start(&self, e: &Effect, unseen: Bitboard) -> Option<Time> {
+        ((e.from | (e.taken & !unseen)) & !self.lift_whole)
             .into_iter()
             .filter_map(|sq| self.lifted_at[sq.to_usize()])
             .min()
@@ -170,9 +172,9 @@ impl Evidence {
 
     /// The earliest the move can have begun: the first lift of a moving piece or of the
     /// piece it takes (a later ply's piece may pass over this one's square afterwards and
-    /// lift there again).
-    fn first_start(&self, e: &Effect) -> Option<Time> {
-        ((e.from | e.taken) & !self.lift_whole)
+    /// lift there again). As for [`Evidence::start`], lifts on `unseen` do not count.
+    fn first_start(&self, e: &Effect, unseen: Bitboard) -> Option<Time> {
+        ((e.from | (e.taken & !unseen)) & !self.lift_whole)
             .into_iter()
             .filter_map(|sq| self.first_lifted_at[sq.to_usize()])
             .min()
@@ -1281,7 +1283,7 @@ fn step(
     // Plies start in turn: a piece lifted well before the previous ply began is not the
     // next ply. A lift in a whole-board report came before that report: before a ply begun
     // after it, but at any time since the last report before the board went away.
-    let start = sight.evidence.start(e);
+    let start = sight.evidence.start(e, path.must_take);
     if let Some(p) = prev_start {
         if start.is_some_and(|s| s + sight.order_slack < p) {
             return;
@@ -1340,7 +1342,10 @@ fn step(
                 depth: depth + 1,
                 // Each ply starts after every earlier one did: keep the latest start,
                 // counted from this ply's first lift.
-                prev_start: sight.evidence.first_start(e).max(prev_start),
+                prev_start: sight
+                    .evidence
+                    .first_start(e, path.must_take)
+                    .max(prev_start),
                 unseen,
                 max_unseen: path.max_unseen,
                 must_take: not_seen,

@@ -711,12 +711,15 @@ impl Tracker {
                     Ok(false) => {}
                     Err(t) => history_at = t,
                 }
-            } else if matches!(verdict, Verdict::Wait(None)) && self.only_in_hand() {
+            } else if matches!(verdict, Verdict::Wait(_))
+                && self.only_in_hand()
+                && (matches!(verdict, Verdict::Wait(None)) || self.set_aside_taken_off())
+            {
                 // The board stands still with a piece in the hand on the game as confirmed,
                 // but an earlier position may explain it with every piece down (a victim
                 // taken off first and set down for a moment, read as a rest going on): a
                 // piece held longer than a move takes is the likelier misreading.
-                if self.stable_for(now, HELD_LONG) {
+                if self.stable_for(now, HELD_LONG) || self.set_aside_taken_off() {
                     match self.try_correct(now, Doubt::InHand) {
                         Ok(true) => continue,
                         Ok(false) => {}
@@ -1333,6 +1336,48 @@ impl Tracker {
                     .iter()
                     .any(|m| m.is_capture() && m.from() == Some(e.square) && m.to() == to)
         })
+    }
+
+    /// Whether the pieces lifted since the last confirmed ply are one piece, taken off the
+    /// square the side to move's last ply was confirmed on, where it was put down a moment
+    /// after a piece like it was lifted off the square the opponent's ply then went to:
+    /// that ply's piece went there and was captured, lifted off first and set down beside,
+    /// and is now taken off the board, rather than a new move beginning.
+    fn set_aside_taken_off(&self) -> bool {
+        let Some(game) = &self.game else { return false };
+        let [.., mine, theirs] = game.plies() else {
+            return false;
+        };
+        let (y, x) = (mine.mv.to(), theirs.mv.to());
+        let mut lifts = self.log.iter().filter(|e| e.before.is_some() && !e.whole);
+        let (Some(off), None) = (lifts.next(), lifts.next()) else {
+            return false;
+        };
+        // (Not a square that ply's piece slid across on its way.)
+        let across = mine
+            .mv
+            .from()
+            .is_some_and(|from| attacks::between(from, y).contains(x));
+        if off.square != y || x == y || across || x.distance(y) > correct::SET_DOWN_NEAR {
+            return false;
+        }
+        let Some(down) = mine
+            .log
+            .iter()
+            .rfind(|e| e.square == y && e.after.is_some() && !e.whole)
+        else {
+            return false;
+        };
+        let like = |p: Option<shakmaty::Piece>| !self.cfg.piece_identity || p == down.after;
+        off.t.saturating_since(down.t) <= correct::SET_DOWN_FRESH
+            && mine.log.iter().chain(&theirs.log).any(|e| {
+                e.square == x
+                    && e.t < down.t
+                    && !e.whole
+                    && e.after.is_none()
+                    && like(e.before)
+                    && down.t.saturating_since(e.t) <= correct::SET_DOWN_FRESH
+            })
     }
 
     /// Whether the first square lifted since the last confirmed ply is that ply's
