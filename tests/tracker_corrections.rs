@@ -829,6 +829,30 @@ fn a_capture_of_a_piece_the_scan_never_saw_on_a_square_lifted_before_is_read() {
 }
 
 #[test]
+fn a_piece_never_seen_on_the_capture_square_is_no_victim_set_aside() {
+    // Qxc6 taking the pawn off first and setting it down on b7 for a moment: at first that
+    // reads as Qb7 cxb7 with the queen never seen on b7. When the queen lands on c6, she is
+    // no victim of cxb7 set aside (a DGT board would have seen her on b7 at least once).
+    // Taking the pawn off b7 then proves Qxc6 at once, although it might begin Rxb7.
+    let (cfg, start) = set_up("6k1/r1q5/2P5/8/8/8/8/6K1 b - - 0 1", dgt());
+    let s = timeline(&[
+        (1000.0, "c6", None),
+        (1190.0, "b7", Some('P')),
+        (1195.0, "c7", None),
+        (1655.0, "c6", Some('q')),
+        (2520.0, "b7", None),
+    ]);
+    let run = run_script_with(cfg, &start, &s);
+    assert_eq!(run.final_uci(), ["c7c6"], "{}", run.lines());
+    let undone: Vec<f64> = retracts(&run).iter().map(|r| r.0.as_ms_f64()).collect();
+    assert!(
+        !undone.is_empty() && undone.iter().all(|&t| t <= 2520.0),
+        "corrected as the board proved it: {}",
+        run.lines()
+    );
+}
+
+#[test]
 fn a_captured_piece_set_down_where_it_came_from_is_no_lasting_takeback() {
     // 1. d4 exd4, Black taking the white pawn off d4 first and setting it down on d2 for a
     // moment: for that moment the board is the one before 1. d4.

@@ -956,6 +956,20 @@ impl Tracker {
             color: game.position().turn(),
             role,
         };
+        // A victim the ply before put on the capture square without the board ever seeing
+        // it there (only a board that tells pieces apart can say) was likelier never
+        // there: the piece beside is no victim set aside but another reading's evidence.
+        if let [.., before, last] = game.plies()
+            && self.cfg.piece_identity
+            && before.mv.to() == at
+            && !before
+                .log
+                .iter()
+                .chain(&last.log)
+                .any(|e| e.square == at && e.after == Some(victim))
+        {
+            return false;
+        }
         common.any()
             && now.saturating_since(last.confirmed_at) <= correct::SET_DOWN_FRESH
             && common.into_iter().all(|sq| {
