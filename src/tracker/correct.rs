@@ -338,7 +338,7 @@ impl Tracker {
         let before_confirming = why == Doubt::BeforeConfirming;
         // A board with a piece in the hand on the confirmed game counts only explained with
         // every piece down: a piece nobody saw may be needed for that.
-        let keep = if why == Doubt::InHand {
+        let keep = if matches!(why, Doubt::InHand | Doubt::Unexplained | Doubt::Placed) {
             Keep::Complete
         } else {
             Keep::Cheapest
