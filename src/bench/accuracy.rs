@@ -82,6 +82,10 @@ pub struct GameScore {
     pub wrong_ms: f64,
     /// The longest single interval in which they were wrong, in ms.
     pub longest_wrong_ms: f64,
+    /// The longest single interval in which they were wrong but for readings the board
+    /// cannot tell apart (a move published with the move played among its
+    /// `alternatives` counts as that move), in ms.
+    pub longest_wrong_but_alternatives_ms: f64,
 }
 
 impl GameScore {
@@ -113,6 +117,17 @@ fn is_prefix(game: &[Confirmed], truth: &[String]) -> bool {
             .iter()
             .zip(truth)
             .all(|(c, played)| strip(&c.san) == strip(played))
+}
+
+/// Whether the published moves `game` are the first moves played (`san`, and `uci` for
+/// the same moves), a move published with the move played among its `alternatives`
+/// counting as that move.
+fn is_prefix_but_alternatives(game: &[Confirmed], san: &[String], uci: &[String]) -> bool {
+    game.len() <= san.len()
+        && game.iter().enumerate().all(|(i, c)| {
+            strip(&c.san) == strip(&san[i])
+                || uci.get(i).is_some_and(|u| c.alternatives.contains(u))
+        })
 }
 
 /// A published move as [`follow`] keeps it.
@@ -156,7 +171,12 @@ pub fn score_trace(trace: &Trace, truth: &Truth, mut config: CoreConfig) -> Game
         .iter()
         .filter_map(|e| Published::of(&e.event).map(|p| (e.t, p)))
         .collect();
-    let game = follow(&changes, &truth.san, replay_end(trace), &mut score);
+    let game = follow(
+        &changes,
+        (&truth.san, &truth.uci),
+        replay_end(trace),
+        &mut score,
+    );
     for (
         index,
         Confirmed {
@@ -236,20 +256,26 @@ impl Published<'_> {
 /// the replay ends: counts misreads, retractions and corrections in `out` and how long the
 /// published moves were wrong (not a prefix of `truth`, judged once every change of an
 /// instant is in: a correction's retractions and moves at one instant are never wrong in
-/// between). Returns the final game, ply by ply.
+/// between; `uci`, the moves played in UCI notation where known, tells a reading the board
+/// cannot tell apart). Returns the final game, ply by ply.
 fn follow(
     changes: &[(Time, Published<'_>)],
-    truth: &[String],
+    (truth, uci): (&[String], &[String]),
     end: Time,
     out: &mut GameScore,
 ) -> Vec<Confirmed> {
     let mut game: Vec<Confirmed> = Vec::new();
     let mut in_retracts = false;
     let mut wrong_since: Option<Time> = None;
+    let mut wrong_alt_since: Option<Time> = None;
     let close = |out: &mut GameScore, since: Time, until: Time| {
         let ms = until.saturating_since(since).as_secs_f64() * 1000.0;
         out.wrong_ms += ms;
         out.longest_wrong_ms = out.longest_wrong_ms.max(ms);
+    };
+    let close_alt = |out: &mut GameScore, since: Time, until: Time| {
+        let ms = until.saturating_since(since).as_secs_f64() * 1000.0;
+        out.longest_wrong_but_alternatives_ms = out.longest_wrong_but_alternatives_ms.max(ms);
     };
     for (k, &(t, change)) in changes.iter().enumerate() {
         match change {
@@ -293,9 +319,21 @@ fn follow(
             }
             _ => {}
         }
+        let wrong_alt = !is_prefix_but_alternatives(&game, truth, uci);
+        match wrong_alt_since {
+            None if wrong_alt => wrong_alt_since = Some(t),
+            Some(since) if !wrong_alt => {
+                close_alt(out, since, t);
+                wrong_alt_since = None;
+            }
+            _ => {}
+        }
     }
     if let Some(since) = wrong_since {
         close(out, since, end.max(since));
+    }
+    if let Some(since) = wrong_alt_since {
+        close_alt(out, since, end.max(since));
     }
     game
 }
@@ -390,6 +428,9 @@ pub struct Summary {
     pub wrong_ms: Vec<f64>,
     /// Each game's longest time wrong at once, in ms.
     pub longest_wrong_ms: Vec<f64>,
+    /// Each game's longest time wrong at once but for readings the board cannot tell apart,
+    /// in ms.
+    pub longest_wrong_but_alternatives_ms: Vec<f64>,
 }
 
 impl Summary {
@@ -410,14 +451,16 @@ impl Summary {
         self.ends_right_but_alternatives += usize::from(s.ends_right_but_alternatives());
         self.wrong_ms.push(s.wrong_ms);
         self.longest_wrong_ms.push(s.longest_wrong_ms);
+        self.longest_wrong_but_alternatives_ms
+            .push(s.longest_wrong_but_alternatives_ms);
     }
 
     /// The corrections and how long the published moves were wrong, on one line:
-    /// `corrections N, wrong in G/M games, longest ms median X p99 Y, total ms median X
-    /// p99 Y, ending right E/M (A/M but for alternatives)` (quantiles over every game, the
-    /// games never wrong counting 0; ending right: the final move list is the game played;
-    /// but for alternatives: or differs only where the move played is among a published
-    /// move's `alternatives`).
+    /// `corrections N, wrong in G/M games, longest ms median X p99 Y (Z but for
+    /// alternatives), total ms median X p99 Y, ending right E/M (A/M but for alternatives)`
+    /// (quantiles over every game, the games never wrong counting 0; ending right: the
+    /// final move list is the game played; but for alternatives: where the move played is
+    /// among a published move's `alternatives`, that move counts as the move played).
     pub fn history(&self) -> String {
         let q = |v: &[f64], x: f64| {
             quantile(v, x)
@@ -425,12 +468,13 @@ impl Summary {
                 .unwrap_or_else(|| "-".into())
         };
         format!(
-            "corrections {}, wrong in {}/{} games, longest ms median {} p99 {}, total ms median {} p99 {}, ending right {}/{} ({}/{} but for alternatives)",
+            "corrections {}, wrong in {}/{} games, longest ms median {} p99 {} ({} but for alternatives), total ms median {} p99 {}, ending right {}/{} ({}/{} but for alternatives)",
             self.corrections,
             self.wrong_games,
             self.games,
             q(&self.longest_wrong_ms, 0.5),
             q(&self.longest_wrong_ms, 0.99),
+            q(&self.longest_wrong_but_alternatives_ms, 0.99),
             q(&self.wrong_ms, 0.5),
             q(&self.wrong_ms, 0.99),
             self.ends_right,
@@ -545,6 +589,32 @@ mod tests {
     }
 
     #[test]
+    fn a_move_published_with_the_move_played_among_its_alternatives_is_wrong_but_for_it() {
+        let san = truth(&["e4", "d5", "exd6"]);
+        let uci = truth(&["e2e4", "d7d5", "e5d6"]);
+        let listed = truth(&["d7d5"]);
+        let changes = [
+            (at(100), mv(1, "e4")),
+            (
+                at(200),
+                Published::Move {
+                    ply: 2,
+                    san: "d6",
+                    alternatives: &listed,
+                },
+            ),
+            (at(300), mv(3, "exd6")),
+            (at(500), mv(4, "Nf3")),
+            (at(700), Published::Retract { ply: 4 }),
+        ];
+        let mut f = GameScore::default();
+        follow(&changes, (&san, &uci), at(60_000), &mut f);
+        // Wrong from 200 ms to the end; but for the alternative, only while Nf3 stood.
+        assert_eq!(f.longest_wrong_ms, 59_800.0);
+        assert_eq!(f.longest_wrong_but_alternatives_ms, 200.0);
+    }
+
+    #[test]
     fn retractions_in_a_row_are_one_correction() {
         let played = truth(&["e4", "e5", "Nf3"]);
         let changes = [
@@ -557,7 +627,7 @@ mod tests {
             (at(400), mv(3, "Nf3")),
         ];
         let mut f = GameScore::default();
-        let game = follow(&changes, &played, at(60_000), &mut f);
+        let game = follow(&changes, (&played, &[]), at(60_000), &mut f);
         assert_eq!((f.retracts, f.corrections, f.misread), (2, 1, 1));
         assert_eq!(game.len(), 3);
         // Wrong from the misread at 200 ms to the correction at 400 ms.
@@ -570,7 +640,7 @@ mod tests {
         let played = truth(&["e4", "e5", "Nf3", "Nc6"]);
         let lagging = [(at(100), mv(1, "e4+"))];
         let mut f = GameScore::default();
-        follow(&lagging, &played, at(60_000), &mut f);
+        follow(&lagging, (&played, &[]), at(60_000), &mut f);
         assert!(!f.ever_wrong);
         assert_eq!(f.wrong_ms, 0.0);
         let changes = [
@@ -581,7 +651,7 @@ mod tests {
             (at(500), mv(3, "Nc3")),
         ];
         let mut f = GameScore::default();
-        follow(&changes, &played, at(1_500), &mut f);
+        follow(&changes, (&played, &[]), at(1_500), &mut f);
         assert_eq!((f.retracts, f.corrections, f.misread), (1, 1, 2));
         // 100 ms wrong (200–300), then wrong from 500 ms to the end of the replay.
         assert_eq!(f.wrong_ms, 1_100.0);
