@@ -853,6 +853,26 @@ fn a_piece_never_seen_on_the_capture_square_is_no_victim_set_aside() {
 }
 
 #[test]
+fn a_capture_begun_with_the_victim_whose_piece_rests_on_its_way_is_waited_for() {
+    // Rxg6 by a player never seen resting a piece: the rook on g6 is taken off first, then
+    // the white rook lifted and put down on g5 for 670 ms, the hand still on it, before it
+    // goes on to g6. The victim lifted first says where the move is going: no Rg5 (with
+    // ...Rxg5 begun) is published on the way.
+    let (cfg, start) = set_up("6k1/8/6r1/8/8/6R1/8/6K1 w - - 0 1", dgt());
+    let s = timeline(&[
+        (1000.0, "g6", None),
+        (1144.0, "g3", None),
+        (1198.0, "g5", Some('R')),
+        (1867.0, "g5", None),
+        (1894.0, "g6", Some('R')),
+    ]);
+    let run = run_script_with(cfg, &start, &s);
+    assert_eq!(run.final_uci(), ["g3g6"], "{}", run.lines());
+    assert_eq!(run.count("move"), 1, "{}", run.lines());
+    assert_eq!(run.count("retract"), 0, "{}", run.lines());
+}
+
+#[test]
 fn a_captured_piece_set_down_where_it_came_from_is_no_lasting_takeback() {
     // 1. d4 exd4, Black taking the white pawn off d4 first and setting it down on d2 for a
     // moment: for that moment the board is the one before 1. d4.

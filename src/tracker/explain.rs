@@ -1357,6 +1357,28 @@ fn step(
     prefix.moves[depth] = None;
 }
 
+/// Whether `c`'s first ply is a capture whose victim was lifted off before the capturing
+/// piece left its square (`evidence`: the reports since `c`'s base): a capture begun by
+/// taking the victim off first.
+pub fn victim_lifted_first(c: &Candidate, evidence: &Evidence) -> bool {
+    let Some(Move::Normal {
+        from,
+        to,
+        capture: Some(_),
+        ..
+    }) = c.first()
+    else {
+        return false;
+    };
+    match (
+        evidence.first_lifted_at[to.to_usize()],
+        evidence.first_lifted_at[from.to_usize()],
+    ) {
+        (Some(victim), Some(mover)) => victim < mover,
+        _ => false,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -565,11 +565,27 @@ impl Tracker {
     /// What the candidates of the sensed board say should happen now.
     fn verdict(&self, now: Time) -> Verdict {
         let base = self.base.as_ref();
+        // A capture begun by taking the victim off first, its piece put down on the way:
+        // the piece may rest there, the hand still on it, whoever plays it.
+        let resting_capture = |c: &Candidate| {
+            c.len == 1 && c.transit && explain::victim_lifted_first(c, &self.evidence)
+        };
+        let mut timing = self.timing(now);
+        if self
+            .cands
+            .iter()
+            .any(|c| c.cost() == 0 && resting_capture(c))
+        {
+            timing.slide_rest = timing.slide_rest.max(self.cfg.slide_rest);
+        }
         decide(
             &self.cands,
-            self.timing(now),
+            timing,
             |c| base.and_then(|b| self.first_moves_on(b, c, &self.evidence, b.turn())),
-            |c| base.is_some_and(|b| b.first_slid(c, &self.evidence, self.slide_window())),
+            |c| {
+                resting_capture(c)
+                    || base.is_some_and(|b| b.first_slid(c, &self.evidence, self.slide_window()))
+            },
         )
     }
 
