@@ -873,6 +873,29 @@ fn a_capture_begun_with_the_victim_whose_piece_rests_on_its_way_is_waited_for() 
 }
 
 #[test]
+fn a_rest_going_on_as_the_reply_begins_is_not_read_with_a_piece_nobody_saw() {
+    // Rd8-d6, resting on d7 past the settle window (Rd7 confirmed); as it goes on, White's
+    // bishop is lifted off c6 at once and put down on f3. Read on Rd7, the board needs the
+    // bishop on d5 where nobody saw it (Bd5 Rd6 Bf3): the rest going on is the reading.
+    let (cfg, start) = set_up("3r2k1/5ppp/2B5/8/8/8/5PPP/6K1 b - - 0 1", dgt());
+    let s = timeline(&[
+        (1000.0, "d7", Some('r')),
+        (1200.0, "d8", None),
+        (1700.0, "d7", None),
+        (1725.0, "c6", None),
+        (1730.0, "d6", Some('r')),
+        (2061.0, "f3", Some('B')),
+    ]);
+    let run = run_script_with(cfg, &start, &s);
+    assert_eq!(run.final_uci(), ["d8d6", "c6f3"], "{}", run.lines());
+    assert!(
+        run.moves().iter().all(|m| m.2 != "c6d5"),
+        "no bishop move nobody saw: {}",
+        run.lines()
+    );
+}
+
+#[test]
 fn a_captured_piece_set_down_where_it_came_from_is_no_lasting_takeback() {
     // 1. d4 exd4, Black taking the white pawn off d4 first and setting it down on d2 for a
     // moment: for that moment the board is the one before 1. d4.

@@ -761,6 +761,19 @@ impl Tracker {
             match verdict {
                 Verdict::Idle => break,
                 Verdict::Confirm(m) if self.gate_holds(m) => break,
+                // The last ply's piece lifted again first and read as going on along its
+                // line after a ply with a piece nobody saw: more likely that piece going
+                // on from a rest, the opponent's reply under way. A history that says so
+                // is proved once the reply's piece lands; until then, or a held piece's
+                // time, nothing.
+                Verdict::Confirm(m)
+                    if moved_on
+                        && !self.stable_for(now, HELD_LONG)
+                        && self.unseen_before_going_on(m) =>
+                {
+                    self.timeout = Some(self.last_change + HELD_LONG);
+                    break;
+                }
                 Verdict::Confirm(m) => self.confirm(now, m),
                 Verdict::Wait(t) => {
                     self.timeout = t;
@@ -1407,6 +1420,27 @@ impl Tracker {
                     && e.after.is_none()
                     && like(e.before)
                     && down.t.saturating_since(e.t) <= correct::SET_DOWN_FRESH
+            })
+    }
+
+    /// Whether every reading that leaves nothing unexplained and begins with `m` needs a
+    /// piece nobody saw and moves the last confirmed ply's piece further along its line in
+    /// a later ply.
+    fn unseen_before_going_on(&self, m: Move) -> bool {
+        let Some(last) = self.last_ply().map(|p| p.mv) else {
+            return false;
+        };
+        let mut readings = self
+            .cands
+            .iter()
+            .filter(|c| c.cost() == 0 && c.first() == Some(m))
+            .peekable();
+        readings.peek().is_some()
+            && readings.all(|c| {
+                c.unseen > 0
+                    && c.moves()
+                        .skip(1)
+                        .any(|p| p.from() == Some(last.to()) && goes_further(last, p.to()))
             })
     }
 
