@@ -896,6 +896,35 @@ fn a_rest_going_on_as_the_reply_begins_is_not_read_with_a_piece_nobody_saw() {
 }
 
 #[test]
+fn a_captured_piece_set_down_further_along_its_line_is_corrected_as_it_is_taken_off() {
+    // Black's bishop slides a6-d3; White lifts it off d3, sets it down on f1 a third of a
+    // second later (where a longer slide would have put it) and plays Rxd3. Not the slide
+    // going on: that would have left d3 for f1 at once.
+    let (cfg, start) = set_up("6k1/8/b7/8/8/8/8/3R2K1 b - - 0 1", dgt());
+    let s = timeline(&[
+        (1000.0, "b5", Some('b')),
+        (1030.0, "a6", None),
+        (1190.0, "c4", Some('b')),
+        (1220.0, "b5", None),
+        (1410.0, "c4", None),
+        (1600.0, "d3", Some('b')),
+        (2490.0, "d3", None),
+        (2840.0, "f1", Some('b')),
+        (3060.0, "d1", None),
+        (3350.0, "d3", Some('R')),
+        (3730.0, "f1", None),
+    ]);
+    let run = run_script_with(cfg, &start, &s);
+    assert_eq!(run.final_uci(), ["a6d3", "d1d3"], "{}", run.lines());
+    let undone: Vec<f64> = retracts(&run).iter().map(|r| r.0.as_ms_f64()).collect();
+    assert!(
+        undone.iter().all(|&t| t <= 3730.0),
+        "corrected as f1 was cleared: {}",
+        run.lines()
+    );
+}
+
+#[test]
 fn a_captured_piece_set_down_where_it_came_from_is_no_lasting_takeback() {
     // 1. d4 exd4, Black taking the white pawn off d4 first and setting it down on d2 for a
     // moment: for that moment the board is the one before 1. d4.

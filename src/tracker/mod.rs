@@ -280,6 +280,10 @@ const MAX_GHOSTS: usize = 1;
 /// explains the board with every piece down is weighed against the confirmed game.
 const HELD_LONG: Duration = Duration::from_millis(1000);
 
+/// A captured piece lifted off and set down beside takes the hand at least this long from
+/// one square to the other; a slide going on from a square of its line, much less.
+const SET_DOWN_AFTER: Duration = Duration::from_millis(300);
+
 /// Events kept in the pending log at most (a board left alone with pieces being shuffled).
 const MAX_LOG: usize = 4096;
 
@@ -1396,12 +1400,13 @@ impl Tracker {
         let (Some(off), None) = (lifts.next(), lifts.next()) else {
             return false;
         };
-        // (Not a square that ply's piece slid across on its way.)
+        // On a square that ply's piece slid across on its way, a lift followed at once by
+        // the placement further on is the slide going on, not a piece set down.
         let across = mine
             .mv
             .from()
             .is_some_and(|from| attacks::between(from, y).contains(x));
-        if off.square != y || x == y || across || x.distance(y) > correct::SET_DOWN_NEAR {
+        if off.square != y || x == y || x.distance(y) > correct::SET_DOWN_NEAR {
             return false;
         }
         let Some(down) = mine
@@ -1420,6 +1425,7 @@ impl Tracker {
                     && e.after.is_none()
                     && like(e.before)
                     && down.t.saturating_since(e.t) <= correct::SET_DOWN_FRESH
+                    && (!across || down.t.saturating_since(e.t) >= SET_DOWN_AFTER)
             })
     }
 
