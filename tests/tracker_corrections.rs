@@ -925,6 +925,26 @@ fn a_captured_piece_set_down_further_along_its_line_is_corrected_as_it_is_taken_
 }
 
 #[test]
+fn a_piece_knocked_over_that_cannot_move_is_no_capture_nobody_saw() {
+    // ...Nd6, then Rc7+; Black's knight, which cannot answer the check, is knocked off d6
+    // and put back 2.2 s later. Meanwhile the board also reads as Nc7 (never seen there)
+    // Rxc7: a piece lifted where no move can begin, nothing put down since, is a piece
+    // knocked over until it has stayed off longer than that.
+    let (cfg, start) = set_up("4n3/5Rp1/6p1/8/2kp1P2/1pp2B2/1P6/2K5 b - - 0 40", dgt());
+    let s = timeline(&[
+        (1000.0, "e8", None),
+        (1160.0, "d6", Some('n')),
+        (2700.0, "f7", None),
+        (2950.0, "c7", Some('R')),
+        (3130.0, "d6", None),
+        (5340.0, "d6", Some('n')),
+    ]);
+    let run = run_script_with(cfg, &start, &s);
+    assert_eq!(run.final_uci(), ["e8d6", "f7c7"], "{}", run.lines());
+    assert_eq!(run.count("retract"), 0, "{}", run.lines());
+}
+
+#[test]
 fn a_captured_piece_set_down_where_it_came_from_is_no_lasting_takeback() {
     // 1. d4 exd4, Black taking the white pawn off d4 first and setting it down on d2 for a
     // moment: for that moment the board is the one before 1. d4.

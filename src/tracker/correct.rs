@@ -456,7 +456,8 @@ impl Tracker {
             // last ply, read by a history only with a piece nobody saw, is a piece knocked
             // off its square until it has stayed off longer than a knocked piece does.
             if matches!(why, Doubt::Unexplained | Doubt::Placed)
-                && self.log.iter().all(|e| e.after.is_none())
+                && (self.log.iter().all(|e| e.after.is_none())
+                    || self.lifted_where_no_move_begins())
                 && shortest.iter().all(|c| c.unseen > 0)
                 && now.saturating_since(self.last_change) < KNOCKED_AT_MOST
             {
@@ -526,6 +527,47 @@ impl Tracker {
             self.confirm(now, m);
         }
         Ok(true)
+    }
+
+    /// Whether the cheapest reading of the board on the game leaves unexplained only
+    /// squares now empty, nothing put on them since the game's last ply, where no legal
+    /// move after that reading begins (a piece of the side to move that cannot move, in
+    /// check say, or one the side to move cannot take), and nothing put down since the
+    /// first of them was lifted: pieces knocked off, not plies.
+    fn lifted_where_no_move_begins(&self) -> bool {
+        let (Some(base), Some(cheapest)) =
+            (&self.base, self.cands.iter().map(Candidate::cost).min())
+        else {
+            return false;
+        };
+        cheapest > 0
+            && self.cands.iter().any(|c| {
+                if c.cost() != cheapest || c.unexplained.is_empty() {
+                    return false;
+                }
+                let mut pos = base.pos.clone();
+                for m in c.moves() {
+                    pos = match pos.play(m) {
+                        Ok(p) => p,
+                        Err(_) => return false,
+                    };
+                }
+                let moves = pos.legal_moves();
+                // Nothing put down since (play going on is no piece lying knocked over).
+                let first_lift = self
+                    .log
+                    .iter()
+                    .position(|e| c.unexplained.contains(e.square) && e.after.is_none());
+                if first_lift.is_none_or(|i| self.log[i..].iter().any(|e| e.after.is_some())) {
+                    return false;
+                }
+                c.unexplained.into_iter().all(|sq| {
+                    self.sensed.piece_at(sq).is_none()
+                        && pos.board().piece_at(sq).is_some()
+                        && !self.log.iter().any(|e| e.square == sq && e.after.is_some())
+                        && !moves.iter().any(|m| m.from() == Some(sq) || m.to() == sq)
+                })
+            })
     }
 
     /// Whether `m` takes the piece of the confirmed ply `undo` plies back further along
