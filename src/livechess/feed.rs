@@ -87,17 +87,8 @@ impl Feed {
     /// Follows one event of the board, published at `at`.
     pub fn handle_event(&mut self, event: &GameEvent, at: SystemTime) {
         match event {
-            GameEvent::Clock {
-                white_ms,
-                black_ms,
-                running,
-            } => {
-                let reading = ClockReading {
-                    white_ms: *white_ms,
-                    black_ms: *black_ms,
-                    running: *running,
-                };
-                self.clock = Some(clock_of(reading, at));
+            GameEvent::Clock { .. } => {
+                self.clock = ClockReading::of(event).map(|r| clock_of(r, at));
             }
             GameEvent::NewGame { .. } => {
                 self.record.apply(event);
@@ -206,15 +197,7 @@ mod tests {
     const AFTER_E5: &str = "rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 0 2";
 
     fn mv(ply: u32, uci: &str, san: &str, fen: &str) -> GameEvent {
-        GameEvent::Move {
-            ply,
-            uci: uci.into(),
-            san: san.into(),
-            fen: fen.into(),
-            clock_ms: None,
-            emt_ms: None,
-            alternatives: Vec::new(),
-        }
+        GameEvent::test_move(ply, uci, san, fen)
     }
 
     fn status(placement: &str, fen: &str, orientation: &str) -> BoardStatus {

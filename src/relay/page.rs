@@ -93,17 +93,8 @@ impl HallBoard {
                 self.placement = placement.clone();
                 self.orientation = orientation_name(*orientation).into();
             }
-            GameEvent::Clock {
-                white_ms,
-                black_ms,
-                running,
-            } => {
-                let reading = ClockReading {
-                    white_ms: *white_ms,
-                    black_ms: *black_ms,
-                    running: *running,
-                };
-                self.clock = Some((reading, SystemTime::now()));
+            GameEvent::Clock { .. } => {
+                self.clock = ClockReading::of(event).map(|r| (r, SystemTime::now()));
             }
             _ => {}
         }
@@ -422,15 +413,7 @@ mod tests {
     use super::*;
 
     fn mv(ply: u32, uci: &str, san: &str) -> GameEvent {
-        GameEvent::Move {
-            ply,
-            uci: uci.into(),
-            san: san.into(),
-            fen: String::new(),
-            clock_ms: None,
-            emt_ms: None,
-            alternatives: Vec::new(),
-        }
+        GameEvent::test_move(ply, uci, san, "")
     }
 
     #[test]

@@ -14,6 +14,24 @@ pub struct ClockReading {
     pub running: Option<Side>,
 }
 
+impl ClockReading {
+    /// The reading a `clock` event carries.
+    pub fn of(event: &crate::event::GameEvent) -> Option<ClockReading> {
+        match *event {
+            crate::event::GameEvent::Clock {
+                white_ms,
+                black_ms,
+                running,
+            } => Some(ClockReading {
+                white_ms,
+                black_ms,
+                running,
+            }),
+            _ => None,
+        }
+    }
+}
+
 /// What is remembered between clock messages.
 #[derive(Debug, Default)]
 pub(super) struct ClockState {

@@ -578,17 +578,7 @@ impl BoardTask {
             self.setup.seats.push_event(&self.setup.key, &event.event);
             self.refresh_status(true);
         }
-        if let GameEvent::Clock {
-            white_ms,
-            black_ms,
-            running,
-        } = event.event
-        {
-            let reading = crate::sensing::ClockReading {
-                white_ms,
-                black_ms,
-                running,
-            };
+        if let Some(reading) = crate::sensing::ClockReading::of(&event.event) {
             self.last_clock = Some((reading, std::time::SystemTime::now()));
         }
         let _ = self.ch.events.send(event);
