@@ -190,6 +190,22 @@ pub enum GameEvent {
     },
 }
 
+#[cfg(test)]
+impl GameEvent {
+    /// A confirmed move as the tests of its followers need it: no clock, no alternatives.
+    pub(crate) fn test_move(ply: u32, uci: &str, san: &str, fen: &str) -> GameEvent {
+        GameEvent::Move {
+            ply,
+            uci: uci.into(),
+            san: san.into(),
+            fen: fen.into(),
+            clock_ms: None,
+            emt_ms: None,
+            alternatives: Vec::new(),
+        }
+    }
+}
+
 /// An event with the time it was decided.
 #[derive(Debug, Clone, PartialEq)]
 pub struct TimedEvent {

@@ -199,15 +199,7 @@ mod tests {
     use super::*;
 
     fn mv(ply: u32, uci: &str, san: &str) -> GameEvent {
-        GameEvent::Move {
-            ply,
-            uci: uci.into(),
-            san: san.into(),
-            fen: String::new(),
-            clock_ms: None,
-            emt_ms: None,
-            alternatives: Vec::new(),
-        }
+        GameEvent::test_move(ply, uci, san, "")
     }
 
     #[test]
