@@ -279,6 +279,17 @@ pub fn moves_of(pgn: &str) -> Vec<String> {
     pgn_sans(&plain)
 }
 
+/// The host and map entry of the hall's board `number`.
+fn mapped<'a>(hosts: &[&'a Host], map: &'a BoardMap, number: u32) -> (&'a Host, &'a MapEntry) {
+    let e = map
+        .boards
+        .iter()
+        .find(|e| e.number == number)
+        .expect("mapped");
+    let h = hosts.iter().find(|h| h.name == e.host).expect("host");
+    (h, e)
+}
+
 /// The hall relay's live page: `/` is the page, and `/boards.json` has every board of the
 /// map in board order, with its host, protocol and serial, and the moves of `expected`
 /// (each board's PGN as the daemons journalled it).
@@ -300,12 +311,7 @@ async fn check_hall_page(
     for (i, (b, want)) in boards.iter().zip(expected).enumerate() {
         let number = i as u32 + 1;
         assert_eq!(b["board"].as_u64(), Some(u64::from(number)), "{b}");
-        let e = map
-            .boards
-            .iter()
-            .find(|e| e.number == number)
-            .expect("mapped");
-        let h = hosts.iter().find(|h| h.name == e.host).expect("host");
+        let (h, _) = mapped(hosts, map, number);
         let device = b["device"].as_str().unwrap_or_default();
         assert!(device.starts_with(&format!("{}:", h.name)), "{b}");
         assert!(
@@ -346,13 +352,8 @@ pub async fn check_relay(
         }
     }
     let find = |number: u32| {
-        let e = map
-            .boards
-            .iter()
-            .find(|e| e.number == number)
-            .expect("mapped");
-        let h = hosts.iter().find(|h| h.name == e.host).expect("host");
-        (*h, e.board.expect("by board"))
+        let (h, e) = mapped(hosts, map, number);
+        (h, e.board.expect("by board"))
     };
     let total = map.boards.len() as u32;
     let deadline = Instant::now() + LIMIT;
