@@ -542,7 +542,22 @@ impl Tracker {
         };
         cheapest > 0
             && self.cands.iter().any(|c| {
-                if c.cost() != cheapest || c.unexplained.is_empty() {
+                if c.cost() != cheapest {
+                    return false;
+                }
+                // Nothing put down since (play going on is no piece lying knocked over), and
+                // nothing put on those squares before.
+                let first_lift = self
+                    .log
+                    .iter()
+                    .position(|e| c.unexplained.contains(e.square) && e.after.is_none());
+                if first_lift.is_none_or(|i| self.log[i..].iter().any(|e| e.after.is_some()))
+                    || self
+                        .log
+                        .iter()
+                        .any(|e| c.unexplained.contains(e.square) && e.after.is_some())
+                    || (c.unexplained & self.sensed.occupied()).any()
+                {
                     return false;
                 }
                 let mut pos = base.pos.clone();
@@ -553,18 +568,8 @@ impl Tracker {
                     };
                 }
                 let moves = pos.legal_moves();
-                // Nothing put down since (play going on is no piece lying knocked over).
-                let first_lift = self
-                    .log
-                    .iter()
-                    .position(|e| c.unexplained.contains(e.square) && e.after.is_none());
-                if first_lift.is_none_or(|i| self.log[i..].iter().any(|e| e.after.is_some())) {
-                    return false;
-                }
                 c.unexplained.into_iter().all(|sq| {
-                    self.sensed.piece_at(sq).is_none()
-                        && pos.board().piece_at(sq).is_some()
-                        && !self.log.iter().any(|e| e.square == sq && e.after.is_some())
+                    pos.board().piece_at(sq).is_some()
                         && !moves.iter().any(|m| m.from() == Some(sq) || m.to() == sq)
                 })
             })

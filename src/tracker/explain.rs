@@ -1360,7 +1360,7 @@ fn step(
 /// Whether `c`'s first ply is a capture whose victim was lifted off before the capturing
 /// piece left its square (`evidence`: the reports since `c`'s base): a capture begun by
 /// taking the victim off first.
-pub fn victim_lifted_first(c: &Candidate, evidence: &Evidence) -> bool {
+pub fn capture_begun_with_victim(c: &Candidate, evidence: &Evidence) -> bool {
     let Some(Move::Normal {
         from,
         to,

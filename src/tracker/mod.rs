@@ -572,7 +572,7 @@ impl Tracker {
         // A capture begun by taking the victim off first, its piece put down on the way:
         // the piece may rest there, the hand still on it, whoever plays it.
         let resting_capture = |c: &Candidate| {
-            c.len == 1 && c.transit && explain::victim_lifted_first(c, &self.evidence)
+            c.len == 1 && c.transit && explain::capture_begun_with_victim(c, &self.evidence)
         };
         let mut timing = self.timing(now);
         if self
@@ -731,15 +731,12 @@ impl Tracker {
                     Ok(false) => {}
                     Err(t) => history_at = t,
                 }
-            } else if matches!(verdict, Verdict::Wait(_))
-                && self.only_in_hand()
-                && (matches!(verdict, Verdict::Wait(None)) || self.set_aside_taken_off())
-            {
+            } else if let Some(set_aside) = self.in_hand_doubt(verdict) {
                 // The board stands still with a piece in the hand on the game as confirmed,
                 // but an earlier position may explain it with every piece down (a victim
                 // taken off first and set down for a moment, read as a rest going on): a
                 // piece held longer than a move takes is the likelier misreading.
-                if self.stable_for(now, HELD_LONG) || self.set_aside_taken_off() {
+                if set_aside || self.stable_for(now, HELD_LONG) {
                     match self.try_correct(now, Doubt::InHand) {
                         Ok(true) => continue,
                         Ok(false) => {}
@@ -1385,6 +1382,20 @@ impl Tracker {
         })
     }
 
+    /// Whether the game as confirmed explains the board only with a piece in the hand
+    /// worth doubting: the board standing still (`verdict` waits for nothing), or the
+    /// piece a captured one set aside and now taken off. `Some(true)` in the second case.
+    fn in_hand_doubt(&self, verdict: Verdict) -> Option<bool> {
+        let Verdict::Wait(wait) = verdict else {
+            return None;
+        };
+        if !self.only_in_hand() {
+            return None;
+        }
+        let set_aside = self.set_aside_taken_off();
+        (wait.is_none() || set_aside).then_some(set_aside)
+    }
+
     /// Whether the pieces lifted since the last confirmed ply are one piece, taken off the
     /// square the side to move's last ply was confirmed on, where it was put down a moment
     /// after a piece like it was lifted off the square the opponent's ply then went to:
@@ -1400,15 +1411,15 @@ impl Tracker {
         let (Some(off), None) = (lifts.next(), lifts.next()) else {
             return false;
         };
+        if off.square != y || x == y || x.distance(y) > correct::SET_DOWN_NEAR {
+            return false;
+        }
         // On a square that ply's piece slid across on its way, a lift followed at once by
         // the placement further on is the slide going on, not a piece set down.
         let across = mine
             .mv
             .from()
             .is_some_and(|from| attacks::between(from, y).contains(x));
-        if off.square != y || x == y || x.distance(y) > correct::SET_DOWN_NEAR {
-            return false;
-        }
         let Some(down) = mine
             .log
             .iter()
