@@ -800,6 +800,54 @@ fn a_captured_piece_set_down_behind_on_its_line_is_corrected_as_it_is_taken_off(
 }
 
 #[test]
+fn a_captured_piece_never_seen_on_the_capture_square_is_corrected_as_it_is_taken_off() {
+    // Black plays Bf6-g7; White lifts the bishop off g7 before the board scans g7 (never
+    // reported there), sets it down on g5 for a moment (where Bg5 would have put it) and
+    // plays Bxg7. Read as Bg5 Bg7 until g5 is cleared. The bishop reached g5 840 ms after
+    // its lift, too late for one move of the hand, and is taken off 630 ms after White's
+    // bishop came, no quick reply: corrected once the board has stood a settle time
+    // (260 ms), not a held piece's second later.
+    let (cfg, start) = set_up("6k1/5p1p/5bpB/8/8/8/5PPP/6K1 b - - 0 1", dgt());
+    let s = timeline(&[
+        (1000.0, "f6", None),
+        (1840.0, "g5", Some('b')),
+        (2090.0, "h6", None),
+        (2340.0, "g7", Some('B')),
+        (2970.0, "g5", None),
+    ]);
+    let run = run_script_with(cfg, &start, &s);
+    assert_eq!(run.final_uci(), ["f6g7", "h6g7"], "{}", run.lines());
+    let undone: Vec<(f64, String)> = retracts(&run)
+        .into_iter()
+        .map(|(t, _, uci)| (t.as_ms_f64(), uci))
+        .collect();
+    assert_eq!(
+        undone,
+        [(3230.0, "h6g7".to_string()), (3230.0, "f6g5".to_string())],
+        "{}",
+        run.lines()
+    );
+}
+
+#[test]
+fn a_quick_reply_with_the_piece_just_moved_is_no_capture_set_aside() {
+    // The same reports, but Black lifts the bishop off g5 150 ms after White's bishop
+    // came, as a quick reply, and plays Bg5-e7: Bg5 Bg7 Be7 stand, nothing retracted.
+    let (cfg, start) = set_up("6k1/5p1p/5bpB/8/8/8/5PPP/6K1 b - - 0 1", dgt());
+    let s = timeline(&[
+        (1000.0, "f6", None),
+        (1840.0, "g5", Some('b')),
+        (2090.0, "h6", None),
+        (2340.0, "g7", Some('B')),
+        (2490.0, "g5", None),
+        (2790.0, "e7", Some('b')),
+    ]);
+    let run = run_script_with(cfg, &start, &s);
+    assert_eq!(run.final_uci(), ["f6g5", "h6g7", "g5e7"], "{}", run.lines());
+    assert_eq!(run.count("retract"), 0, "{}", run.lines());
+}
+
+#[test]
 fn a_capture_of_a_piece_the_scan_never_saw_on_a_square_lifted_before_is_read() {
     // White's bishop slides c1-f4-g5, resting on f4. Black's queen goes f6-f5-f4 and is
     // lifted off f4 by White before the board scans f4 (never reported there), set down

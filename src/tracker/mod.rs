@@ -284,6 +284,10 @@ const HELD_LONG: Duration = Duration::from_millis(1000);
 /// one square to the other; a slide going on from a square of its line, much less.
 const SET_DOWN_AFTER: Duration = Duration::from_millis(300);
 
+/// A piece moved by one hand is put down within this long of its lift 49 times in 50; a
+/// piece the opponent lifted off the square it went to and set down beside arrives later.
+const UNSEEN_SET_DOWN_AIR: Duration = Duration::from_millis(560);
+
 /// Events kept in the pending log at most (a board left alone with pieces being shuffled).
 const MAX_LOG: usize = 4096;
 
@@ -1428,16 +1432,90 @@ impl Tracker {
             return false;
         };
         let like = |p: Option<shakmaty::Piece>| !self.cfg.piece_identity || p == down.after;
-        off.t.saturating_since(down.t) <= correct::SET_DOWN_FRESH
-            && mine.log.iter().chain(&theirs.log).any(|e| {
-                e.square == x
-                    && e.t < down.t
-                    && !e.whole
-                    && e.after.is_none()
-                    && like(e.before)
-                    && down.t.saturating_since(e.t) <= correct::SET_DOWN_FRESH
-                    && (!across || down.t.saturating_since(e.t) >= SET_DOWN_AFTER)
-            })
+        if off.t.saturating_since(down.t) > correct::SET_DOWN_FRESH {
+            return false;
+        }
+        let mut on_x = mine
+            .log
+            .iter()
+            .chain(&theirs.log)
+            .filter(|e| e.square == x && !e.whole)
+            .peekable();
+        if on_x.peek().is_none_or(|e| e.t >= down.t) {
+            return self.set_aside_unseen(mine, theirs, down.t, off.t);
+        }
+        on_x.any(|e| {
+            e.t < down.t
+                && e.after.is_none()
+                && like(e.before)
+                && down.t.saturating_since(e.t) <= correct::SET_DOWN_FRESH
+                && (!across || down.t.saturating_since(e.t) >= SET_DOWN_AFTER)
+        })
+    }
+
+    /// The case of [`Tracker::set_aside_taken_off`] where the board never saw the mover's
+    /// piece on the capture square `x` (put down there and lifted off by the opponent
+    /// between two scans): nothing was reported on `x` before the opponent's piece came,
+    /// the mover's piece could have gone there, neither ply took anything as read, and
+    /// the piece reached the square it was put down on (`down`) too long after its lift
+    /// for one move of the hand, put down nowhere on its way; and it is taken off (`off`)
+    /// a while after the opponent's piece came, not as a quick reply.
+    fn set_aside_unseen(
+        &self,
+        mine: &game::Ply,
+        theirs: &game::Ply,
+        down: Time,
+        off: Time,
+    ) -> bool {
+        let Some(game) = &self.game else { return false };
+        let (
+            Move::Normal {
+                role,
+                from,
+                to: y,
+                capture: None,
+                promotion: None,
+            },
+            None,
+        ) = (mine.mv, theirs.mv.capture())
+        else {
+            return false;
+        };
+        let x = theirs.mv.to();
+        let Some(before) = game.position_at(game.len() - 2) else {
+            return false;
+        };
+        let instead = Move::Normal {
+            role,
+            from,
+            to: x,
+            capture: None,
+            promotion: None,
+        };
+        let Some(lift) = mine
+            .log
+            .iter()
+            .rfind(|e| e.square == from && e.after.is_none() && !e.whole && e.t < down)
+        else {
+            return false;
+        };
+        let Some(came) = theirs
+            .log
+            .iter()
+            .rfind(|e| e.square == x && e.after.is_some() && !e.whole)
+        else {
+            return false;
+        };
+        // (A piece slid across the board, put down on the squares of its way, takes longer.)
+        let put_on_the_way = mine
+            .log
+            .iter()
+            .any(|e| e.t > lift.t && e.t < down && e.after.is_some());
+        y != x
+            && !put_on_the_way
+            && down.saturating_since(lift.t) >= UNSEEN_SET_DOWN_AIR
+            && off.saturating_since(came.t) >= SET_DOWN_AFTER
+            && before.is_legal(instead)
     }
 
     /// Whether every reading that leaves nothing unexplained and begins with `m` needs a
