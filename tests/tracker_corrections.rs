@@ -848,6 +848,38 @@ fn a_quick_reply_with_the_piece_just_moved_is_no_capture_set_aside() {
 }
 
 #[test]
+fn a_piece_held_after_captures_read_one_short_is_put_right_as_held_pieces_are() {
+    // Black plays Rxa7 lifting the white rook off first and setting it down on a6; White
+    // answers Rc7xa7 (c7-b7-a7), lifting the black rook off a7 first and setting it down
+    // on c8, and takes it off there. Read as Ra8-c8 (the rook set down on c8), the board
+    // then shows White's c7 rook in the hand capturing on c8. Held a second, that is
+    // weighed against histories with every piece down, here one ply longer: Rxa7 Rxa7.
+    let (cfg, start) = set_up(
+        "r3r1k1/R1R2pb1/1p5p/3p1N2/3P4/1P2P1P1/1P1B1P1P/6K1 b - - 0 21",
+        dgt(),
+    );
+    let s = timeline(&[
+        (1000.0, "a7", None),
+        (1455.0, "a6", Some('R')),
+        (1615.0, "a8", None),
+        (1864.0, "a7", Some('r')),
+        (2330.0, "a7", None),
+        (2357.0, "a6", None),
+        (2731.0, "c8", Some('r')),
+        (2998.0, "b7", Some('R')),
+        (3003.0, "c7", None),
+        (3218.0, "a7", Some('R')),
+        (3223.0, "b7", None),
+        (3878.0, "c8", None),
+    ]);
+    let run = run_script_with(cfg, &start, &s);
+    assert_eq!(run.final_uci(), ["a8a7", "c7a7"], "{}", run.lines());
+    // Put right a held piece's second after c8 was cleared.
+    let last_retract = retracts(&run).last().map(|(t, _, _)| t.as_ms_f64());
+    assert_eq!(last_retract, Some(4878.0), "{}", run.lines());
+}
+
+#[test]
 fn a_capture_of_a_piece_the_scan_never_saw_on_a_square_lifted_before_is_read() {
     // White's bishop slides c1-f4-g5, resting on f4. Black's queen goes f6-f5-f4 and is
     // lifted off f4 by White before the board scans f4 (never reported there), set down

@@ -427,8 +427,15 @@ impl Tracker {
                 continue;
             };
             // With a piece in the hand: only a history that puts as many plies in place of
-            // the confirmed ones, so that the lift is no new ply's beginning.
-            if why == Doubt::InHand && (h.undo > 2 || usize::from(min) != h.undo) {
+            // the confirmed ones, so that the lift is no new ply's beginning; or one more,
+            // with no piece nobody saw, where the ply the hand holds is that one played
+            // (a capture whose victim was set down and read as a move, then taken off).
+            let one_more = usize::from(min) == h.undo + 1
+                && h.cands
+                    .iter()
+                    .filter(|c| c.cost() == 0 && done(c) && c.len == min)
+                    .all(|c| c.unseen == 0);
+            if why == Doubt::InHand && (h.undo > 2 || (usize::from(min) != h.undo && !one_more)) {
                 continue;
             }
             // Fewer plies in all than any explanation of the confirmed game (as many do when
