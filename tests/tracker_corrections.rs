@@ -880,6 +880,34 @@ fn a_piece_held_after_captures_read_one_short_is_put_right_as_held_pieces_are() 
 }
 
 #[test]
+fn a_rest_going_on_to_a_capture_is_not_read_with_two_pieces_nobody_saw() {
+    // White's queen slides c3-c4-c5-c6 taking the queen, resting on c4 past the settle
+    // time (Qc4 confirmed); the queen swept off c6 in one scan. Black answers Bxc6 at
+    // once, lifting the bishop before White's queen lands and setting the queen down on
+    // d6 for a moment. Read on Qc4, the board fits only Bd5-e6 Qxe6 with two pieces
+    // nobody saw on e6: that is not confirmed while the last ply's piece, lifted first,
+    // may be going on; the history proves itself once the captured queen is taken off.
+    let (cfg, start) = set_up(
+        "4r1k1/4r1p1/1pq4p/3bp3/4N3/2Q1R2P/5PP1/4R1K1 w - - 6 35",
+        dgt(),
+    );
+    let s = timeline(&[
+        (1000.0, "c3", None),
+        (1031.0, "c4", Some('Q')),
+        (1722.0, "c4", None),
+        (1749.0, "d5", None),
+        (1783.0, "c6", Some('Q')),
+        (2009.0, "c6", None),
+        (2425.0, "d6", Some('Q')),
+        (2431.0, "c6", Some('b')),
+        (3812.0, "d6", None),
+    ]);
+    let run = run_script_with(cfg, &start, &s);
+    assert_eq!(run.final_uci(), ["c3c6", "d5c6"], "{}", run.lines());
+    assert!(!run.lines().contains("\"uci\":\"d5e6\""), "{}", run.lines());
+}
+
+#[test]
 fn a_capture_of_a_piece_the_scan_never_saw_on_a_square_lifted_before_is_read() {
     // White's bishop slides c1-f4-g5, resting on f4. Black's queen goes f6-f5-f4 and is
     // lifted off f4 by White before the board scans f4 (never reported there), set down

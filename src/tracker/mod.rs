@@ -767,8 +767,9 @@ impl Tracker {
                 Verdict::Idle => break,
                 Verdict::Confirm(m) if self.gate_holds(m) => break,
                 // The last ply's piece lifted again first and read as going on along its
-                // line after a ply with a piece nobody saw: more likely that piece going
-                // on from a rest, the opponent's reply under way. A history that says so
+                // line after a ply with a piece nobody saw (or going anywhere after plies
+                // with two): more likely that piece going on from a rest, the opponent's
+                // reply under way. A history that says so
                 // is proved once the reply's piece lands; until then, or a held piece's
                 // time, nothing.
                 Verdict::Confirm(m)
@@ -1519,8 +1520,8 @@ impl Tracker {
     }
 
     /// Whether every reading that leaves nothing unexplained and begins with `m` needs a
-    /// piece nobody saw and moves the last confirmed ply's piece further along its line in
-    /// a later ply.
+    /// piece nobody saw and moves the last confirmed ply's piece in a later ply: further
+    /// along its line, or anywhere with two pieces nobody saw.
     fn unseen_before_going_on(&self, m: Move) -> bool {
         let Some(last) = self.last_ply().map(|p| p.mv) else {
             return false;
@@ -1533,9 +1534,9 @@ impl Tracker {
         readings.peek().is_some()
             && readings.all(|c| {
                 c.unseen > 0
-                    && c.moves()
-                        .skip(1)
-                        .any(|p| p.from() == Some(last.to()) && goes_further(last, p.to()))
+                    && c.moves().skip(1).any(|p| {
+                        p.from() == Some(last.to()) && (c.unseen > 1 || goes_further(last, p.to()))
+                    })
             })
     }
 
