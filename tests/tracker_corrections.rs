@@ -908,6 +908,32 @@ fn a_rest_going_on_to_a_capture_is_not_read_with_two_pieces_nobody_saw() {
 }
 
 #[test]
+fn of_two_readings_the_one_whose_plies_end_in_turn_is_taken() {
+    // Qd2-d3, Qg4-e4 at once, Qd3-d7 sliding over d4 and d5. The board ends the same read
+    // as Qd2-d4 (over d3) Qe4 Qd4-d7, but then White's queen would have reached d4 200 ms
+    // after Black's reply began: the reply waits for the move's end, so it is Qd3.
+    let (cfg, start) = set_up(
+        "4r1k1/p5b1/1p4p1/2p4p/6qP/P1P5/1PPQ4/1KB2R2 w - - 9 42",
+        dgt(),
+    );
+    let s = timeline(&[
+        (1000.0, "d2", None),
+        (1197.0, "d3", Some('Q')),
+        (1389.0, "e4", Some('q')),
+        (1397.0, "g4", None),
+        (1599.0, "d4", Some('Q')),
+        (1625.0, "d3", None),
+        (1789.0, "d5", Some('Q')),
+        (1817.0, "d4", None),
+        (2018.0, "d5", None),
+        (2193.0, "d7", Some('Q')),
+    ]);
+    let run = run_script_with(cfg, &start, &s);
+    assert_eq!(run.final_uci(), ["d2d3", "g4e4", "d3d7"], "{}", run.lines());
+    assert_eq!(run.count("mismatch"), 0, "{}", run.lines());
+}
+
+#[test]
 fn a_capture_of_a_piece_the_scan_never_saw_on_a_square_lifted_before_is_read() {
     // White's bishop slides c1-f4-g5, resting on f4. Black's queen goes f6-f5-f4 and is
     // lifted off f4 by White before the board scans f4 (never reported there), set down

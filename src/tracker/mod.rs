@@ -288,6 +288,10 @@ const SET_DOWN_AFTER: Duration = Duration::from_millis(300);
 /// piece the opponent lifted off the square it went to and set down beside arrives later.
 const UNSEEN_SET_DOWN_AIR: Duration = Duration::from_millis(560);
 
+/// A ply's piece reported put down this long after the next ply's first lift still ended
+/// in turn, as far as telling readings apart goes (the order of one scan).
+const IN_TURN_SLACK: Duration = Duration::from_millis(100);
+
 /// Events kept in the pending log at most (a board left alone with pieces being shuffled).
 const MAX_LOG: usize = 4096;
 
@@ -798,6 +802,10 @@ impl Tracker {
                         self.confirm_reading(now, m, &others);
                         continue;
                     }
+                    if let Some(m) = self.in_turn_reading() {
+                        self.confirm(now, m);
+                        continue;
+                    }
                     unexplained = true;
                     break;
                 }
@@ -1297,6 +1305,49 @@ impl Tracker {
             }
         }
         first.map(|m| (m, others))
+    }
+
+    /// Of complete readings the board cannot tell apart, the first move of those alone
+    /// whose plies each end before the next begins: a queen seen on d3 before the
+    /// opponent's reply and on d4 only after it went to d3, not d4 (the reply waits for
+    /// the move's end). Within [`IN_TURN_SLACK`]; squares a later ply puts a piece on
+    /// again say nothing.
+    fn in_turn_reading(&self) -> Option<Move> {
+        let best = self.cands.iter().filter(|c| c.cost() == 0 && c.complete);
+        let least = best.clone().map(|c| (c.unseen, c.ghosted, c.len)).min()?;
+        let ev = &self.evidence;
+        let in_turn = |c: &Candidate| {
+            let moves: Vec<Move> = c.moves().collect();
+            moves.iter().enumerate().all(|(i, m)| {
+                let (Some(next), Move::Normal { to, .. }) = (moves.get(i + 1), m) else {
+                    return true;
+                };
+                if moves[i + 1..].iter().any(|later| later.to() == *to) {
+                    return true;
+                }
+                match (
+                    ev.first_placed_at[to.to_usize()],
+                    next.from().and_then(|f| ev.first_lifted_at[f.to_usize()]),
+                ) {
+                    (Some(end), Some(start)) => end <= start + IN_TURN_SLACK,
+                    _ => true,
+                }
+            })
+        };
+        let mut first = None;
+        let mut out_of_turn = false;
+        for c in best.filter(|c| (c.unseen, c.ghosted, c.len) == least) {
+            if !in_turn(c) {
+                out_of_turn = true;
+                continue;
+            }
+            match first {
+                None => first = c.first(),
+                Some(m) if c.first() == Some(m) => {}
+                Some(_) => return None,
+            }
+        }
+        first.filter(|_| out_of_turn)
     }
 
     /// The board shows an earlier position of the game: the players took moves back.
