@@ -934,6 +934,42 @@ fn of_two_readings_the_one_whose_plies_end_in_turn_is_taken() {
 }
 
 #[test]
+fn four_quick_plies_back_to_the_same_position_are_all_read() {
+    // Qd4 Qe4 Qd1 Qc2, each reply begun before the board stood still, the queens back
+    // where they started. Each queen is moved off its new square again, not further
+    // along its line: it came to rest there, and its ply is confirmed at once rather
+    // than waited for as a piece that may still be moving on (the wait would outlast
+    // all four plies, and the board back where it was reads as nothing played).
+    let (cfg, start) = set_up(
+        "r1r3k1/3n3p/pp2pppB/3b4/P7/6R1/1Pq1BPPP/3QR1K1 w - - 4 25",
+        dgt(),
+    );
+    let s = timeline(&[
+        (1000.0, "d1", None),
+        (1153.0, "d4", Some('Q')),
+        (1184.0, "d3", Some('q')),
+        (1211.0, "c2", None),
+        (1395.0, "e4", Some('q')),
+        (1420.0, "d3", None),
+        (1623.0, "d4", None),
+        (1681.0, "d2", Some('Q')),
+        (1849.0, "e4", None),
+        (1872.0, "d3", Some('q')),
+        (1899.0, "d2", None),
+        (1925.0, "d1", Some('Q')),
+        (2092.0, "d3", None),
+        (2116.0, "c2", Some('q')),
+    ]);
+    let run = run_script_with(cfg, &start, &s);
+    assert_eq!(
+        run.final_uci(),
+        ["d1d4", "c2e4", "d4d1", "e4c2"],
+        "{}",
+        run.lines()
+    );
+}
+
+#[test]
 fn a_capture_of_a_piece_the_scan_never_saw_on_a_square_lifted_before_is_read() {
     // White's bishop slides c1-f4-g5, resting on f4. Black's queen goes f6-f5-f4 and is
     // lifted off f4 by White before the board scans f4 (never reported there), set down

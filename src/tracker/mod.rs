@@ -639,6 +639,15 @@ impl Tracker {
         evidence: &Evidence,
         turn: Color,
     ) -> Option<Time> {
+        // A later ply that moves the piece off that square again, other than further along
+        // its line, shows it came to rest there.
+        if let Some(first) = c.first()
+            && c.moves()
+                .skip(1)
+                .any(|m| m.from() == Some(first.to()) && !goes_further(first, m.to()))
+        {
+            return None;
+        }
         if self.slide_rest(Some(turn)).is_zero() {
             base.first_moves_on(c, evidence)
         } else {
