@@ -970,6 +970,37 @@ fn four_quick_plies_back_to_the_same_position_are_all_read() {
 }
 
 #[test]
+fn plies_that_account_for_every_placement_win_over_fewer_that_leave_one() {
+    // Rc7-f7+ sliding over d7, the king lifted while the rook stands on f7 (Kg6), then the
+    // rook back over e7 to d7, resting there, and on to c7. Rd7 Kg6 is a reading with
+    // fewer plies, but leaves the rook seen on f7 for half a second unaccounted for; Rf7+
+    // Kg6 Rf7-d7 accounts for it: the rook on f7 was the move. (White's slides are
+    // waited for as a player's who rests on the way.)
+    let cfg = TrackerConfig {
+        slide_rests: SlideRests::Always,
+        ..dgt()
+    };
+    let (cfg, start) = set_up("8/2R5/2p5/2P2k2/7p/3nBK1P/2r2P2/8 w - - 1 39", cfg);
+    let s = timeline(&[
+        (1000.0, "c7", None),
+        (1005.0, "d7", Some('R')),
+        (1240.0, "d7", None),
+        (1248.0, "f7", Some('R')),
+        (1553.0, "f5", None),
+        (1728.0, "f7", None),
+        (1758.0, "g6", Some('k')),
+        (1935.0, "d7", Some('R')),
+        (2386.0, "c7", Some('R')),
+        (2386.5, "d7", None),
+    ]);
+    let run = run_script_with(cfg, &start, &s);
+    assert_eq!(run.final_uci(), ["c7f7", "f5g6", "f7c7"], "{}", run.lines());
+    // Read so as the rook lands on d7: Rd7 is never published, nothing retracted.
+    assert_eq!(run.count("retract"), 0, "{}", run.lines());
+    assert_eq!(run.count("violation"), 0, "{}", run.lines());
+}
+
+#[test]
 fn a_capture_of_a_piece_the_scan_never_saw_on_a_square_lifted_before_is_read() {
     // White's bishop slides c1-f4-g5, resting on f4. Black's queen goes f6-f5-f4 and is
     // lifted off f4 by White before the board scans f4 (never reported there), set down

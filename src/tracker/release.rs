@@ -205,6 +205,22 @@ pub fn decide(
             .filter(|&at| t.now.saturating_since(at) < t.sensor_lag)
     };
     let (agreed, n) = agree(cands, free, len);
+    // Plies that each leave a piece seen put down where none of them puts one (a rook seen
+    // on f7 for half a second, read as going c7-d7), against plies one more that account
+    // for every placement and agree on another first move (Rf7, the rook later going on
+    // to d7): the piece was put down there as a move.
+    if len >= 2
+        && agreed.is_some()
+        && cands
+            .iter()
+            .filter(|c| free(c) && c.len == len)
+            .all(|c| c.strays > 0)
+        && let (Some(m), k) = agree(cands, |c| free(c) && c.complete && c.strays == 0, len + 1)
+        && k > 0
+        && agreed != Some(m)
+    {
+        return Verdict::Confirm(m);
+    }
     if let Some(m) = agreed {
         let complete = cands.iter().any(|c| free(c) && c.len == len && c.complete);
         if n == 1 && complete {
