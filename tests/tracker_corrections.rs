@@ -1001,6 +1001,31 @@ fn plies_that_account_for_every_placement_win_over_fewer_that_leave_one() {
 }
 
 #[test]
+fn a_rest_going_on_after_the_opponent_reached_out_is_not_read_with_a_piece_nobody_saw() {
+    // Be2-b5 resting on c4 past the settle time (Bc4 confirmed); Black reaches out for the
+    // a-pawn before the bishop goes on to b5. Read on Bc4, the board fits a7-a6 (never
+    // seen there) Bxa6 passing b5: that waits, as when the bishop is the first piece
+    // lifted, and the history Bb5 a6 proves itself as the pawn lands.
+    let (cfg, start) = set_up(
+        "r1b2rk1/pp1qbppp/2n1pn2/3p4/3P1B2/2N2N2/PPPQBPPP/R3R1K1 w - - 12 12",
+        dgt(),
+    );
+    let s = timeline(&[
+        (1000.0, "e2", None),
+        (1162.0, "c4", Some('B')),
+        (1778.0, "a7", None),
+        (1843.0, "b5", Some('B')),
+        (1878.0, "c4", None),
+        (2246.0, "a6", Some('p')),
+        (2494.0, "b5", None),
+        (2757.0, "a4", Some('B')),
+    ]);
+    let run = run_script_with(cfg, &start, &s);
+    assert_eq!(run.final_uci(), ["e2b5", "a7a6", "b5a4"], "{}", run.lines());
+    assert!(!run.lines().contains("\"uci\":\"c4b5\""), "{}", run.lines());
+}
+
+#[test]
 fn a_capture_of_a_piece_the_scan_never_saw_on_a_square_lifted_before_is_read() {
     // White's bishop slides c1-f4-g5, resting on f4. Black's queen goes f6-f5-f4 and is
     // lifted off f4 by White before the board scans f4 (never reported there), set down

@@ -779,14 +779,14 @@ impl Tracker {
             match verdict {
                 Verdict::Idle => break,
                 Verdict::Confirm(m) if self.gate_holds(m) => break,
-                // The last ply's piece lifted again first and read as going on along its
-                // line after a ply with a piece nobody saw (or going anywhere after plies
-                // with two): more likely that piece going on from a rest, the opponent's
-                // reply under way. A history that says so
-                // is proved once the reply's piece lands; until then, or a held piece's
-                // time, nothing.
+                // The last ply's piece lifted again first (or first of its side, the
+                // opponent having reached out) and read as going on along its line after
+                // a ply with a piece nobody saw (or going anywhere after plies with two):
+                // more likely that piece going on from a rest, the opponent's reply under
+                // way. A history that says so is proved once the reply's piece lands;
+                // until then, or a held piece's time, nothing.
                 Verdict::Confirm(m)
-                    if moved_on
+                    if (moved_on || self.last_piece_lifted_first_of_its_side())
                         && !self.stable_for(now, HELD_LONG)
                         && self.unseen_before_going_on(m) =>
                 {
@@ -1610,6 +1610,27 @@ impl Tracker {
             .iter()
             .find(|e| e.before.is_some() && e.after.is_none() && !e.whole)
             .is_some_and(|e| e.square == last.mv.to())
+    }
+
+    /// Whether the first piece of the last confirmed ply's side lifted since that ply is its
+    /// piece, lifted off the ply's destination (the opponent may have reached out first).
+    fn last_piece_lifted_first_of_its_side(&self) -> bool {
+        let Some(last) = self.last_ply() else {
+            return false;
+        };
+        let to = last.mv.to();
+        let Some(side) = self
+            .game
+            .as_ref()
+            .and_then(|g| g.position_at(g.len() - 1))
+            .map(|p| p.turn())
+        else {
+            return false;
+        };
+        self.log
+            .iter()
+            .find(|e| e.after.is_none() && !e.whole && e.before.is_some_and(|p| p.color == side))
+            .is_some_and(|e| e.square == to)
     }
 
     /// The piece of the last confirmed move has moved on to another square before the
