@@ -779,14 +779,14 @@ impl Tracker {
             match verdict {
                 Verdict::Idle => break,
                 Verdict::Confirm(m) if self.gate_holds(m) => break,
-                // The last ply's piece lifted again first (or first of its side, the
-                // opponent having reached out) and read as going on along its line after
+                // The last ply's piece lifted again first of its side (the opponent may
+                // have reached out before) and read as going on along its line after
                 // a ply with a piece nobody saw (or going anywhere after plies with two):
                 // more likely that piece going on from a rest, the opponent's reply under
                 // way. A history that says so is proved once the reply's piece lands;
                 // until then, or a held piece's time, nothing.
                 Verdict::Confirm(m)
-                    if (moved_on || self.last_piece_lifted_first_of_its_side())
+                    if self.last_piece_lifted_first_of_its_side()
                         && !self.stable_for(now, HELD_LONG)
                         && self.unseen_before_going_on(m) =>
                 {
