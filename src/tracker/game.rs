@@ -48,6 +48,16 @@ pub struct Ply {
     pub log: Vec<SquareEvent>,
 }
 
+impl Ply {
+    /// The last piece the sensors reported put down on `sq` while this ply was played
+    /// (not in a whole-board report).
+    pub fn last_put_on(&self, sq: Square) -> Option<&SquareEvent> {
+        self.log
+            .iter()
+            .rfind(|e| e.square == sq && e.after.is_some() && !e.whole)
+    }
+}
+
 /// Plies a game is given room for at its start (most games are shorter; longer ones grow).
 const USUAL_PLIES: usize = 128;
 

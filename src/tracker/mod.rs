@@ -1485,11 +1485,7 @@ impl Tracker {
             .mv
             .from()
             .is_some_and(|from| attacks::between(from, y).contains(x));
-        let Some(down) = mine
-            .log
-            .iter()
-            .rfind(|e| e.square == y && e.after.is_some() && !e.whole)
-        else {
+        let Some(down) = mine.last_put_on(y) else {
             return false;
         };
         let like = |p: Option<shakmaty::Piece>| !self.cfg.piece_identity || p == down.after;
@@ -1560,11 +1556,7 @@ impl Tracker {
         else {
             return false;
         };
-        let Some(came) = theirs
-            .log
-            .iter()
-            .rfind(|e| e.square == x && e.after.is_some() && !e.whole)
-        else {
+        let Some(came) = theirs.last_put_on(x) else {
             return false;
         };
         // (A piece slid across the board, put down on the squares of its way, takes longer.)
