@@ -35,6 +35,14 @@ fn retracts(run: &Run) -> Vec<(Time, u32, String)> {
         .collect()
 }
 
+/// The retractions of a run: when (ms) and which move.
+fn retracted(run: &Run) -> Vec<(f64, String)> {
+    retracts(run)
+        .into_iter()
+        .map(|(t, _, uci)| (t.as_ms_f64(), uci))
+        .collect()
+}
+
 /// The index in the run of the first event that matches.
 fn index_of(run: &Run, f: impl Fn(&GameEvent) -> bool) -> Option<usize> {
     run.events.iter().position(|e| f(&e.event))
@@ -787,12 +795,8 @@ fn a_captured_piece_set_down_behind_on_its_line_is_corrected_as_it_is_taken_off(
     let run = run_script_with(cfg, &start, &s);
     assert_eq!(run.final_uci(), ["c8e6", "c4e6"], "{}", run.lines());
     // Corrected as d7 is cleared, not a held piece's time later.
-    let undone: Vec<(f64, String)> = retracts(&run)
-        .into_iter()
-        .map(|(t, _, uci)| (t.as_ms_f64(), uci))
-        .collect();
     assert_eq!(
-        undone,
+        retracted(&run),
         [(2945.0, "c4e6".to_string()), (2945.0, "c8d7".to_string())],
         "{}",
         run.lines()
@@ -817,12 +821,8 @@ fn a_captured_piece_never_seen_on_the_capture_square_is_corrected_as_it_is_taken
     ]);
     let run = run_script_with(cfg, &start, &s);
     assert_eq!(run.final_uci(), ["f6g7", "h6g7"], "{}", run.lines());
-    let undone: Vec<(f64, String)> = retracts(&run)
-        .into_iter()
-        .map(|(t, _, uci)| (t.as_ms_f64(), uci))
-        .collect();
     assert_eq!(
-        undone,
+        retracted(&run),
         [(3230.0, "h6g7".to_string()), (3230.0, "f6g5".to_string())],
         "{}",
         run.lines()
