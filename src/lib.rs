@@ -1,33 +1,27 @@
 //! eboardd: a Linux daemon for electronic chessboards.
 //!
-//! The crate is layered as one way through the house: `protocol` (bytes ⇄ messages),
-//! `sensing` (what stands on each square), `tracker` (lifts and placements → confirmed
-//! moves), `laws` (the arbiter: FIDE Article 4 by edition), then the [`event::GameEvent`]
-//! stream that every sink reads. Everything up to the event stream is sans-IO: it is handed
-//! bytes and the current [`time::Time`] and hands back events; the shell (`device`,
-//! `daemon`, the CLI) owns ports, clocks and tasks.
+//! This crate is the shell: the daemon, its sinks (D-Bus, UCI, relay, LiveChess, MQTT) and
+//! the command line. It stands on two crates of the workspace: `eboardd-core` (protocol
+//! codecs, sensing, tracker, laws, game record, the [`event::GameEvent`] stream, the trace
+//! format; sans-IO, handed bytes and the current [`time::Time`], handing back events) and
+//! `eboardd-sim` (the simulated hand, board models, emulated boards, playback and the
+//! accuracy benchmark). Both are re-exported here under their old paths, so
+//! `eboardd::tracker` and `eboardd::sim` name what they always named.
 
-pub mod bench;
 pub mod cli;
 pub mod daemon;
 pub mod dbus;
 pub mod device;
 
-pub mod event;
-pub mod game;
-pub mod laws;
 pub mod livechess;
 pub mod mqtt;
-pub mod pipeline;
-pub mod playback;
-pub mod protocol;
 pub mod relay;
-pub mod sensing;
-pub mod sim;
-pub mod text;
-pub mod time;
 pub mod timer;
-pub mod trace;
-pub mod tracker;
 pub mod uci;
 pub mod web;
+
+pub use eboardd_core::{
+    event, game, laws, pipeline, protocol, sensing, text, time, trace, tracker,
+};
+pub use eboardd_sim as sim;
+pub use eboardd_sim::{bench, playback};

@@ -445,13 +445,7 @@ macro_rules! deserialize_from_str {
         }
     )*};
 }
-deserialize_from_str!(
-    ProtocolChoice,
-    OrientationChoice,
-    Laws,
-    TouchMove,
-    SlideRests
-);
+deserialize_from_str!(ProtocolChoice, OrientationChoice, Laws, TouchMove);
 
 impl<'de> Deserialize<'de> for Settle {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {

@@ -134,7 +134,7 @@ mod tests {
     use super::*;
 
     fn mv(ply: u32, uci: &str, san: &str, fen: &str) -> GameEvent {
-        GameEvent::test_move(ply, uci, san, fen)
+        GameEvent::plain_move(ply, uci, san, fen)
     }
 
     #[test]

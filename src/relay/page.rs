@@ -413,7 +413,7 @@ mod tests {
     use super::*;
 
     fn mv(ply: u32, uci: &str, san: &str) -> GameEvent {
-        GameEvent::test_move(ply, uci, san, "")
+        GameEvent::plain_move(ply, uci, san, "")
     }
 
     #[test]

@@ -14,7 +14,7 @@ use shakmaty::Position;
 use clap::{Args, ValueEnum};
 
 use crate::bench::accuracy::{GameScore, Summary, Truth, score_trace};
-use crate::pipeline::{CoreConfig, Reconstruction};
+use crate::pipeline::CoreConfig;
 use crate::protocol::Protocol;
 use crate::sim::device::BoardOptions;
 use crate::sim::{Game, HandOptions, TraceOptions, games, generate_trace, pgn, simulate};
@@ -54,7 +54,7 @@ pub struct AccuracyArgs {
     pub settle_ms: Option<u64>,
     /// Whose slid pieces eboardd waits for, in case they rest on their way (`accuracy`,
     /// `traces`; default: the tracker's).
-    #[arg(long, value_enum, value_name = "WHOSE")]
+    #[arg(long, value_name = "WHOSE", value_parser = slide_rests_parser())]
     pub slide_rests: Option<SlideRests>,
     /// Write every trace not reconstructed exactly to this folder, with its truth beside it
     /// (`NAME.trace`, `NAME.json`), to replay and debug.
@@ -62,19 +62,23 @@ pub struct AccuracyArgs {
     pub keep_failures: Option<PathBuf>,
 }
 
-impl ValueEnum for SlideRests {
-    fn value_variants<'a>() -> &'a [Self] {
-        &[SlideRests::Never, SlideRests::Learned, SlideRests::Always]
-    }
-
-    fn to_possible_value(&self) -> Option<clap::builder::PossibleValue> {
-        let help = match self {
-            SlideRests::Never => "Nobody's",
-            SlideRests::Learned => "A player's once seen resting a piece on its way",
-            SlideRests::Always => "Everybody's, from the first move",
-        };
-        Some(clap::builder::PossibleValue::new(self.as_str()).help(help))
-    }
+/// `--slide-rests`: the tracker's [`SlideRests`] by name, each with its help.
+fn slide_rests_parser() -> impl clap::builder::TypedValueParser<Value = SlideRests> {
+    use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
+    let whose = [
+        (SlideRests::Never, "Nobody's"),
+        (
+            SlideRests::Learned,
+            "A player's once seen resting a piece on its way",
+        ),
+        (SlideRests::Always, "Everybody's, from the first move"),
+    ];
+    PossibleValuesParser::new(whose.map(|(w, help)| PossibleValue::new(w.as_str()).help(help))).map(
+        |name| {
+            name.parse::<SlideRests>()
+                .expect("the parser offers only the tracker's names")
+        },
+    )
 }
 
 /// Which boards to play on.
@@ -166,9 +170,7 @@ pub(super) fn run(args: &AccuracyArgs) -> anyhow::Result<()> {
     };
     let ours = ours(args.settle_ms, args.slide_rests);
     let peers = CoreConfig {
-        reconstruction: Reconstruction::StillBoard {
-            wait: Duration::from_millis(250),
-        },
+        reconstruction: crate::bench::still_board::reconstruction(Duration::from_millis(250)),
         ..CoreConfig::default()
     };
     println!(

@@ -3,7 +3,7 @@
 use std::path::PathBuf;
 
 use crate::bench::accuracy::{Summary, Truth, score_trace};
-use crate::pipeline::{CoreConfig, Reconstruction};
+use crate::pipeline::CoreConfig;
 use crate::trace::read_trace_file;
 
 /// Scores every trace (files, or folders of `NAME.trace` with `NAME.json` beside).
@@ -30,9 +30,9 @@ pub(super) fn run(
         (
             "still-250ms",
             CoreConfig {
-                reconstruction: Reconstruction::StillBoard {
-                    wait: std::time::Duration::from_millis(250),
-                },
+                reconstruction: crate::bench::still_board::reconstruction(
+                    std::time::Duration::from_millis(250),
+                ),
                 ..CoreConfig::default()
             },
         ),

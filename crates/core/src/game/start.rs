@@ -1,0 +1,112 @@
+//! Start positions: the standard one and the 960 of Chess960.
+
+use shakmaty::{Bitboard, Board, Rank, Role};
+
+/// Which start position a placement is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum StartKind {
+    /// The standard start position.
+    Standard,
+    /// One of the other 959 Chess960 start positions.
+    Chess960,
+}
+
+/// The occupancy of every start position: ranks 1, 2, 7 and 8 full.
+const START_OCCUPANCY: Bitboard = Bitboard(0xffff_0000_0000_ffff);
+
+/// Whether the occupancy is that of a start position (ranks 1, 2, 7 and 8 full).
+pub fn start_occupancy(board: &Board) -> bool {
+    board.occupied() == START_OCCUPANCY
+}
+
+/// Whether `board` is a start position (standard or Chess960), and which.
+///
+/// A Chess960 start has White's pieces on the first rank with the bishops on squares of
+/// opposite colours and the king between the rooks, all pawns on their second ranks, and
+/// Black's pieces mirroring White's file by file.
+///
+/// ```
+/// use eboardd_core::game::start::{start_kind, StartKind};
+/// assert_eq!(start_kind(&shakmaty::Board::new()), Some(StartKind::Standard));
+/// assert_eq!(start_kind(&shakmaty::Board::empty()), None);
+/// ```
+pub fn start_kind(board: &Board) -> Option<StartKind> {
+    if !start_occupancy(board) {
+        return None;
+    }
+    if *board == Board::new() {
+        return Some(StartKind::Standard);
+    }
+    let rank2 = Bitboard::from_rank(Rank::Second);
+    let rank7 = Bitboard::from_rank(Rank::Seventh);
+    let rank1 = Bitboard::from_rank(Rank::First);
+    if board.pawns() != rank2 | rank7 || board.white() != rank1 | rank2 {
+        return None;
+    }
+    // Black's back rank mirrors White's.
+    if rank1
+        .into_iter()
+        .any(|sq| board.role_at(sq) != board.role_at(sq.flip_vertical()))
+    {
+        return None;
+    }
+    let back = |role: Role| board.by_role(role) & rank1;
+    let (kings, rooks, bishops) = (back(Role::King), back(Role::Rook), back(Role::Bishop));
+    if kings.count() != 1
+        || rooks.count() != 2
+        || bishops.count() != 2
+        || back(Role::Queen).count() != 1
+        || back(Role::Knight).count() != 2
+    {
+        return None;
+    }
+    // Bishops on squares of opposite colours, the king between the rooks.
+    if (bishops & Bitboard::LIGHT_SQUARES).count() != 1 {
+        return None;
+    }
+    let king = kings.first()?;
+    let (a, b) = (rooks.first()?, rooks.last()?);
+    (a < king && king < b).then_some(StartKind::Chess960)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use shakmaty::fen::Fen;
+
+    fn board(fen: &str) -> Board {
+        fen.parse::<Fen>().expect("fen").into_setup().board
+    }
+
+    #[test]
+    fn standard_start_is_recognised() {
+        assert_eq!(start_kind(&Board::new()), Some(StartKind::Standard));
+    }
+
+    #[test]
+    fn chess960_start_is_recognised() {
+        let b = board("bqnb1rkr/pppppppp/8/8/8/8/PPPPPPPP/BQNB1RKR w - - 0 1");
+        assert_eq!(start_kind(&b), None, "a missing knight is not a start");
+        let b = board("bqnbrkrn/pppppppp/8/8/8/8/PPPPPPPP/BQNBRKRN w - - 0 1");
+        assert_eq!(start_kind(&b), Some(StartKind::Chess960));
+    }
+
+    #[test]
+    fn king_outside_the_rooks_is_not_a_start() {
+        let b = board("rrbqkbnn/pppppppp/8/8/8/8/PPPPPPPP/RRBQKBNN w - - 0 1");
+        assert_eq!(start_kind(&b), None);
+    }
+
+    #[test]
+    fn bishops_on_one_colour_are_not_a_start() {
+        let b = board("rbqbknnr/pppppppp/8/8/8/8/PPPPPPPP/RBQBKNNR w - - 0 1");
+        assert_eq!(start_kind(&b), None);
+    }
+
+    #[test]
+    fn turned_board_is_not_a_start() {
+        let mut b = Board::new();
+        b.rotate_180();
+        assert_eq!(start_kind(&b), None);
+    }
+}

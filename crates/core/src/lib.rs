@@ -1,0 +1,23 @@
+//! eboardd's core: everything between the bytes a board sends and the game events every
+//! sink reads, with no port, no clock and no task.
+//!
+//! The layers, one way through the house: [`protocol`] (bytes ⇄ messages), [`sensing`]
+//! (what stands on each square), [`tracker`] (lifts and placements → confirmed moves),
+//! [`laws`] (the arbiter: FIDE Article 4 by edition), then the [`event::GameEvent`] stream.
+//! [`pipeline::BoardCore`] strings them together for one board. Beside them: [`game`]
+//! (notation, clocks, the game record), [`trace`] (the trace format), [`time`] (the core's
+//! notion of `now`) and [`text`].
+//!
+//! Everything here is sans-IO: it is handed bytes and the current [`time::Time`] and hands
+//! back events. The daemon, the CLI and the simulation drive it from outside.
+
+pub mod event;
+pub mod game;
+pub mod laws;
+pub mod pipeline;
+pub mod protocol;
+pub mod sensing;
+pub mod text;
+pub mod time;
+pub mod trace;
+pub mod tracker;
