@@ -13,9 +13,9 @@
 //! - getters: [`Core::placement`], [`Core::orientation`], [`Core::serial`],
 //!   [`Core::identity`], [`Core::link_lost`]
 //!
-//! The production core's parts: [`clock`] (DGT clock commands one at a time, with acks and
-//! retries), [`leds`] (which bytes light a move or squares), [`watch`] (proving a
-//! Millennium link alive).
+//! What differs between board types (start-up and pacing, keep-alive, identity, the clock,
+//! LED encoding, register handshakes) is the board type's driver
+//! ([`crate::protocol::driver`]); the production core is the same for all of them.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -31,14 +31,9 @@ use crate::time::Time;
 
 use super::config::{Laws, TouchMove};
 
-pub mod clock;
-pub mod leds;
-pub mod pace;
 mod pipeline;
-pub mod watch;
-pub mod writes;
 
-pub use pipeline::{DGT_KEEPALIVE, PipelineCore};
+pub use pipeline::{LED_GAP, PipelineCore};
 
 /// The FEN of the standard start position.
 pub const START_FEN: &str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";

@@ -1,12 +1,10 @@
 //! Telling which protocol a board speaks, by asking it.
 //!
-//! DGT first (9600 baud): reset and a board request, which a DGT board answers with a
-//! board dump within 1.5 s. Then Millennium (38400 baud, odd parity in software): `V`,
-//! answered by `v` with the version and a valid checksum. The recognisers are plain
-//! functions over the bytes read; [`probe`] runs them over a port. The byte values are the
-//! fact sheets'; the codecs will offer typed helpers later. Nothing here decodes a game.
-
-use std::time::Duration;
+//! Each board type is asked as its driver says ([`Protocol::probe`]: the request, how long
+//! the board has to answer, and a recogniser over the bytes read), at its line speed, in
+//! the order of [`Protocol::ALL`] (DGT first: reset and a board request, answered by a
+//! board dump within 1.5 s; then Millennium: `V`, answered by its version). [`probe`] runs
+//! them over a port. Nothing here decodes a game.
 
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 use tokio::time::Instant;
@@ -14,16 +12,6 @@ use tokio_serial::{SerialPort, SerialStream};
 
 use super::link::LinkError;
 use crate::protocol::Protocol;
-use crate::protocol::millennium;
-
-/// What a DGT board is sent: DGT_SEND_RESET, DGT_SEND_BRD.
-pub const DGT_PROBE: [u8; 2] = [0x40, 0x42];
-/// How long a DGT board has to send its board dump.
-pub const DGT_WAIT: Duration = Duration::from_millis(1500);
-/// How long a Millennium board has to answer `V`.
-pub const MILLENNIUM_WAIT: Duration = Duration::from_secs(2);
-
-const DGT_BOARD_DUMP: [u8; 3] = [0x86, 0x00, 0x43];
 
 /// Why probing found no board.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -34,32 +22,6 @@ pub enum ProbeError {
     /// The port failed while probing.
     #[error("{0}")]
     Link(LinkError),
-}
-
-/// Whether `bytes` hold a complete DGT board dump (message 0x86, length 67).
-pub fn has_dgt_board_dump(bytes: &[u8]) -> bool {
-    bytes.windows(3).enumerate().any(|(i, w)| {
-        w == DGT_BOARD_DUMP
-            && bytes
-                .get(i + 3..i + 67)
-                .is_some_and(|squares| squares.iter().all(|&c| c < 0x80))
-    })
-}
-
-/// Whether `bytes` hold a Millennium version reply (`v`, four hex digits, checksum), with
-/// or without the parity bit.
-pub fn has_millennium_version(bytes: &[u8]) -> bool {
-    let seven: Vec<u8> = bytes.iter().map(|b| b & 0x7f).collect();
-    seven.windows(7).any(|w| {
-        if w[0] != b'v' || !w[1..].iter().all(u8::is_ascii_hexdigit) {
-            return false;
-        }
-        let sum = w[..5].iter().fold(0u8, |acc, b| acc ^ b);
-        let given = std::str::from_utf8(&w[5..7])
-            .ok()
-            .and_then(|s| u8::from_str_radix(s, 16).ok());
-        given == Some(sum)
-    })
 }
 
 /// A port that can be probed: bytes both ways and a settable line speed.
@@ -90,11 +52,8 @@ pub async fn probe_first<P: ProbePort>(
     port: &mut P,
     first: Protocol,
 ) -> Result<Protocol, ProbeError> {
-    let order = match first {
-        Protocol::Dgt => [Protocol::Dgt, Protocol::Millennium],
-        Protocol::Millennium => [Protocol::Millennium, Protocol::Dgt],
-    };
-    for protocol in order {
+    let rest = Protocol::ALL.into_iter().filter(|p| *p != first);
+    for protocol in std::iter::once(first).chain(rest) {
         if ask_protocol(port, protocol).await? {
             return Ok(protocol);
         }
@@ -106,23 +65,10 @@ pub async fn probe_first<P: ProbePort>(
 async fn ask_protocol<P: ProbePort>(port: &mut P, protocol: Protocol) -> Result<bool, ProbeError> {
     port.set_speed(protocol.baud_rate())
         .map_err(ProbeError::Link)?;
-    match protocol {
-        Protocol::Dgt => ask(port, &DGT_PROBE, DGT_WAIT, has_dgt_board_dump).await,
-        Protocol::Millennium => {
-            let version = millennium::Command::Version.encode();
-            ask(port, &version, MILLENNIUM_WAIT, has_millennium_version).await
-        }
-    }
-}
-
-async fn ask<P: ProbePort>(
-    port: &mut P,
-    request: &[u8],
-    wait: Duration,
-    answered: fn(&[u8]) -> bool,
-) -> Result<bool, ProbeError> {
+    let probe = protocol.probe();
+    let (request, wait, answered) = (probe.request, probe.wait, probe.answered);
     let link = |e: &std::io::Error| ProbeError::Link(LinkError::from_io(e));
-    port.write_all(request).await.map_err(|e| link(&e))?;
+    port.write_all(&request).await.map_err(|e| link(&e))?;
     port.flush().await.map_err(|e| link(&e))?;
     let deadline = Instant::now() + wait;
     let mut seen = Vec::new();
@@ -150,30 +96,15 @@ async fn ask<P: ProbePort>(
 mod tests {
     use super::*;
 
+    use crate::protocol::{dgt, millennium};
+
+    const DGT_WAIT: std::time::Duration = dgt::driver::PROBE_WAIT;
+    const MILLENNIUM_WAIT: std::time::Duration = millennium::driver::PROBE_WAIT;
+
     fn dump() -> Vec<u8> {
-        let mut d = DGT_BOARD_DUMP.to_vec();
+        let mut d = vec![0x86, 0x00, 0x43];
         d.extend([0u8; 64]);
         d
-    }
-
-    #[test]
-    fn a_dgt_dump_is_recognised_after_noise_but_not_when_cut_short() {
-        let mut bytes = vec![0x13, 0x80];
-        bytes.extend(dump());
-        assert!(has_dgt_board_dump(&bytes));
-        assert!(!has_dgt_board_dump(&dump()[..60]));
-        let mut broken = dump();
-        broken[10] = 0x8e;
-        assert!(!has_dgt_board_dump(&broken));
-    }
-
-    #[test]
-    fn a_millennium_version_is_recognised_with_or_without_parity() {
-        // "v010374" as domschl's log shows it on the wire, parity included.
-        let wire = [0x76, 0xb0, 0x31, 0xb0, 0xb3, 0x37, 0x34];
-        assert!(has_millennium_version(&wire));
-        assert!(has_millennium_version(b"s....v010374"));
-        assert!(!has_millennium_version(b"v010375"), "bad checksum");
     }
 
     struct Scripted {
@@ -262,7 +193,7 @@ mod tests {
             probe_first(&mut p, Protocol::Millennium).await,
             Ok(Protocol::Millennium)
         );
-        assert_eq!(started.elapsed(), Duration::ZERO, "no DGT wait");
+        assert_eq!(started.elapsed(), std::time::Duration::ZERO, "no DGT wait");
     }
 
     #[tokio::test(start_paused = true)]

@@ -93,10 +93,7 @@ impl Device {
     pub fn record_to(&mut self, out: &Path, title: &str) -> Result<(), DeviceError> {
         let file = File::create(out).map_err(DeviceError::Trace)?;
         let mut header = TraceHeader::new(self.protocol);
-        header.serial = Some(match self.protocol {
-            Protocol::Dgt => "9600 8N1".to_string(),
-            Protocol::Millennium => "38400 7O1".to_string(),
-        });
+        header.serial = Some(self.protocol.line_settings().to_string());
         header.laws = self
             .core
             .board()

@@ -6,10 +6,11 @@ use std::time::Duration;
 
 use eboardd::daemon::Daemon;
 use eboardd::daemon::config::{BoardConfig, ProtocolChoice};
-use eboardd::daemon::core::watch::QUIET_POLL;
-use eboardd::daemon::core::{leds, pipeline_factory};
+use eboardd::daemon::core::pipeline_factory;
 use eboardd::dbus::{self, Bus, Service, board_path};
 use eboardd::event::Orientation;
+use eboardd::protocol::millennium::driver as leds;
+use eboardd::protocol::millennium::watch::QUIET_POLL;
 use eboardd::protocol::{Protocol, millennium};
 use eboardd::sim::device::{BoardOptions, EmulatedBoard};
 use eboardd::sim::{Game, Hand, HandOptions, Performance, games};
@@ -346,19 +347,10 @@ async fn an_emulated_millennium_board_lights_leds_and_is_asked_again_after_garba
     assert!(proxy.connected().await.expect("Connected"));
 
     proxy.set_leds(&["e2", "e4"]).await.expect("SetLeds");
-    let lit = leds::light(
-        Protocol::Millennium,
-        Orientation::Normal,
-        &[Square::E2, Square::E4],
-    );
+    let lit = leds::light(Orientation::Normal, &[Square::E2, Square::E4]);
     board.wait_host(LIMIT, "SetLeds as an L frame", |b| contains(b, &lit[0]));
     proxy.show_move("g7g6").await.expect("ShowMove");
-    let shown = leds::show_move(
-        Protocol::Millennium,
-        Orientation::Normal,
-        Square::G7,
-        Square::G6,
-    );
+    let shown = leds::show_move(Orientation::Normal, Square::G7, Square::G6);
     board.wait_host(LIMIT, "ShowMove as an L frame", |b| contains(b, &shown[0]));
     proxy.set_leds(&[]).await.expect("SetLeds");
     let off = millennium::Command::LedsOff.encode();

@@ -3,9 +3,9 @@
 //! port still open. The game must come through whole and the daemon still serve.
 
 use eboardd::daemon::config::ProtocolChoice;
-use eboardd::daemon::core::watch::SILENCE_LIMIT;
 use eboardd::dbus::board_path;
 use eboardd::protocol::Protocol;
+use eboardd::protocol::driver::SILENCE_LIMIT;
 use eboardd::sim::device::BoardOptions;
 use eboardd::sim::{HandOptions, Performance};
 use eboardd::time::Time;
@@ -327,7 +327,7 @@ fn clock_text_command(text: &str) -> Vec<u8> {
 /// the game comes through whole.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_dgt_clock_that_stops_acknowledging_neither_stalls_the_board_nor_piles_up_commands() {
-    use eboardd::daemon::core::clock::ATTEMPTS;
+    use eboardd::protocol::dgt::clock_queue::ATTEMPTS;
     let hand = HandOptions {
         clock_press: 1.0,
         ..HandOptions::default()

@@ -122,10 +122,7 @@ pub fn generate_trace(
         .collect();
     session.board = received;
     let mut header = TraceHeader::new(protocol);
-    header.serial = Some(match protocol {
-        Protocol::Dgt => "9600 8N1".to_string(),
-        Protocol::Millennium => "38400 7O1".to_string(),
-    });
+    header.serial = Some(protocol.line_settings().to_string());
     if start_kind(game.start.board()).is_none() || !is_initial(game) {
         header.start_fen = Some(game.start_fen());
     }

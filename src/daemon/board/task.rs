@@ -663,10 +663,7 @@ impl BoardTask {
         let (_, stamp) = civil_date(unix_ms);
         let path = dir.join(format!("{}-{stamp}.trace", board_key(&self.setup.device)));
         let mut header = TraceHeader::new(protocol);
-        header.serial = Some(match protocol {
-            Protocol::Dgt => "9600 8N1".to_string(),
-            Protocol::Millennium => "38400 7O1".to_string(),
-        });
+        header.serial = Some(protocol.line_settings().to_string());
         header.other.push(("device".to_string(), self.device()));
         let writer = std::fs::create_dir_all(dir)
             .and_then(|()| File::create(&path))

@@ -3,13 +3,19 @@
 //! Each protocol is sans-IO: a decoder is handed bytes as they were read and hands back
 //! complete messages; encoders turn commands into bytes. Both directions are implemented for
 //! both ends of the wire (host and board), so the same code serves the daemon, the board
-//! emulator, replay and fuzzing. Nothing here knows about ports, time or games.
+//! emulator, replay and fuzzing. The codecs know nothing of ports, time or games.
+//!
+//! [`driver`] adds what talking to each board type takes beyond its codec (start-up and
+//! its [`pace`], keep-alive, identity, LEDs, the clock, register handshakes), sans-IO with
+//! the time handed in; [`Protocol::driver`] is the table of board types.
 
 use std::fmt;
 use std::str::FromStr;
 
 pub mod dgt;
+pub mod driver;
 pub mod millennium;
+pub mod pace;
 
 /// A board protocol.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -21,6 +27,9 @@ pub enum Protocol {
 }
 
 impl Protocol {
+    /// Every board type, in the order a port is probed.
+    pub const ALL: [Protocol; 2] = [Protocol::Dgt, Protocol::Millennium];
+
     /// The name used in traces, configuration and on the command line.
     pub fn as_str(self) -> &'static str {
         match self {
@@ -49,6 +58,14 @@ impl Protocol {
         match self {
             Protocol::Dgt => 9600,
             Protocol::Millennium => 38400,
+        }
+    }
+
+    /// The line settings as a trace header writes them (`9600 8N1`).
+    pub fn line_settings(self) -> &'static str {
+        match self {
+            Protocol::Dgt => "9600 8N1",
+            Protocol::Millennium => "38400 7O1",
         }
     }
 }

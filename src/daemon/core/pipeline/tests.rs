@@ -5,10 +5,12 @@ use shakmaty::{Position, Square};
 
 use super::*;
 use crate::daemon::core::GameSetup;
-use crate::daemon::core::clock::{ACK_TIMEOUT, ATTEMPTS};
-use crate::daemon::core::watch::{QUIET_POLL, SILENCE_LIMIT};
 use crate::event::GameEvent;
-use crate::protocol::dgt::{BoardMessage, ClockAck, ack};
+use crate::protocol::dgt::clock_queue::{ACK_TIMEOUT, ATTEMPTS};
+use crate::protocol::dgt::driver::BOARD_CHECK as DGT_BOARD_CHECK;
+use crate::protocol::dgt::{self, BoardMessage, ClockAck, ack};
+use crate::protocol::driver::SILENCE_LIMIT;
+use crate::protocol::millennium::{self, watch::QUIET_POLL};
 
 fn settings() -> CoreSettings {
     CoreSettings {
@@ -395,7 +397,7 @@ fn pipeline_core_announces_a_commanded_new_game() {
 
 #[test]
 fn a_millennium_register_write_that_is_not_echoed_is_written_again() {
-    use crate::daemon::core::writes::ANSWER_LIMIT;
+    use crate::protocol::millennium::writes::ANSWER_LIMIT;
     let mut core = PipelineCore::new(Protocol::Millennium, &settings());
     core.handle_connected(Time::ZERO);
     let startup = sent(&mut core);

@@ -40,10 +40,12 @@
 mod buffer;
 mod clock;
 mod clock_cmd;
+pub mod clock_queue;
 mod codes;
 mod command;
 mod command_decode;
 mod decode;
+pub mod driver;
 mod ee;
 mod encode;
 mod messages;

@@ -27,12 +27,15 @@ use shakmaty::Board;
 
 mod command;
 mod decode;
+pub mod driver;
 mod encode;
 mod frame;
 mod leds;
 pub mod registers;
 mod status;
+pub mod watch;
 mod wire;
+pub mod writes;
 
 pub use command::{Command, CommandDecoder, DecodedCommand};
 pub use decode::Decoder;

@@ -14,14 +14,12 @@
 use std::collections::VecDeque;
 use std::time::Duration;
 
+use crate::protocol::driver::SILENCE_LIMIT;
 use crate::protocol::millennium::Command;
 use crate::time::Time;
 
 /// How long a quiet board is left alone before it is asked for its status.
 pub const QUIET_POLL: Duration = Duration::from_secs(3);
-
-/// How long a board may stay silent, asked or not, before the link counts as lost.
-pub const SILENCE_LIMIT: Duration = Duration::from_secs(10);
 
 /// The shortest time between two status requests after dropped bytes.
 pub const STATUS_GAP: Duration = Duration::from_millis(250);

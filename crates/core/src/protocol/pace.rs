@@ -1,23 +1,14 @@
-//! Pacing of host commands: a DGT board in single-board mode has a 10-byte command buffer,
-//! so commands written back to back can overflow it and be lost (a lost UPDATE_NICE means
-//! the board never reports a move). A command goes at least [`DGT_COMMAND_GAP`] after the
-//! one before, and the first one [`OPEN_SETTLE`] after the port was opened (USB CDC and
-//! Bluetooth serial ports need a moment before they take bytes).
+//! Pacing of host commands, as a board's driver asks for it: a least time between two
+//! commands, and a wait after the port was opened before the first (USB CDC and Bluetooth
+//! serial ports need a moment before they take bytes). A DGT board needs both
+//! ([`crate::protocol::dgt::driver`]: its 10-byte command buffer); a Millennium board
+//! neither.
 //!
 //! Sans-IO: [`Pacer`] is told the time and says when the next command may go.
 
 use std::time::Duration;
 
-use crate::protocol::Protocol;
 use crate::time::Time;
-
-/// The least time between two commands to a DGT board (the board's header asks for
-/// room in its 10-byte buffer; other hosts sleep 0.1 s after each command).
-pub const DGT_COMMAND_GAP: Duration = Duration::from_millis(100);
-
-/// How long after the port is opened the first command to a DGT board waits (other hosts
-/// wait 300–500 ms).
-pub const OPEN_SETTLE: Duration = Duration::from_millis(400);
 
 /// When the next command to a board may be written.
 #[derive(Debug, Clone, Default)]
@@ -31,17 +22,18 @@ pub struct Pacer {
 }
 
 impl Pacer {
-    /// The pacing a board speaking `protocol` needs (DGT: [`DGT_COMMAND_GAP`] and
-    /// [`OPEN_SETTLE`]; Millennium: none).
-    pub fn for_protocol(protocol: Protocol) -> Pacer {
-        match protocol {
-            Protocol::Dgt => Pacer {
-                gap: DGT_COMMAND_GAP,
-                settle: OPEN_SETTLE,
-                next: None,
-            },
-            Protocol::Millennium => Pacer::default(),
+    /// Commands at least `gap` apart, the first `settle` after the port was opened.
+    pub fn new(gap: Duration, settle: Duration) -> Pacer {
+        Pacer {
+            gap,
+            settle,
+            next: None,
         }
+    }
+
+    /// No pacing: every command at once.
+    pub fn none() -> Pacer {
+        Pacer::default()
     }
 
     /// The port was opened at `now`.
@@ -70,8 +62,8 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_dgt_pacer_waits_after_opening_and_between_commands() {
-        let mut p = Pacer::for_protocol(Protocol::Dgt);
+    fn a_pacer_waits_after_opening_and_between_commands() {
+        let mut p = Pacer::new(Duration::from_millis(100), Duration::from_millis(400));
         assert!(p.ready(Time::ZERO), "nothing to wait for before opening");
         p.opened(Time::from_millis(1000));
         assert!(!p.ready(Time::from_millis(1399)));
@@ -83,8 +75,8 @@ mod tests {
     }
 
     #[test]
-    fn a_millennium_pacer_never_waits() {
-        let mut p = Pacer::for_protocol(Protocol::Millennium);
+    fn no_pacing_never_waits() {
+        let mut p = Pacer::none();
         p.opened(Time::ZERO);
         assert!(p.ready(Time::ZERO));
         p.sent(Time::ZERO);
