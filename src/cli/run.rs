@@ -12,10 +12,11 @@ use anyhow::Context;
 use clap::Args;
 
 use super::CliError;
-use crate::daemon::config::{Config, Laws, SYSTEM_CONFIG, TouchMove};
+use crate::daemon::config::{Config, SYSTEM_CONFIG};
 use crate::daemon::core::pipeline_factory;
 use crate::daemon::{Daemon, DaemonOptions, watchdog};
 use crate::dbus::{self, BUS_NAME, Bus};
+use crate::laws::{Edition, TouchMove};
 use crate::livechess;
 use crate::mqtt::publish::spawn_publisher;
 use crate::mqtt::{MqttArgs, MqttSettings};
@@ -170,11 +171,15 @@ fn round_tags(args: &RunArgs) -> PgnTags {
 /// The daemon's options from the arguments and the configuration.
 pub fn options(args: &RunArgs, config: &Config) -> Result<DaemonOptions, CliError> {
     let laws = match &args.laws {
-        Some(l) => l.parse::<Laws>().map_err(CliError::input)?,
+        Some(l) => l
+            .parse::<Edition>()
+            .map_err(|e| CliError::input(e.to_string()))?,
         None => config.daemon.laws.unwrap_or_default(),
     };
     let touch_move = match &args.touch_move {
-        Some(t) => t.parse::<TouchMove>().map_err(CliError::input)?,
+        Some(t) => t
+            .parse::<TouchMove>()
+            .map_err(|e| CliError::input(e.to_string()))?,
         None => config.daemon.touch_move.unwrap_or_default(),
     };
     Ok(DaemonOptions {

@@ -15,6 +15,7 @@ use std::time::Duration;
 use serde::Deserialize;
 
 use crate::event::Orientation;
+use crate::laws::{Edition, TouchMove};
 use crate::protocol::Protocol;
 use crate::text;
 use crate::tracker::SlideRests;
@@ -116,7 +117,7 @@ pub struct DaemonSettings {
     /// Where journals and finished games are kept.
     pub state_dir: Option<PathBuf>,
     /// The edition of the FIDE Laws the arbiter applies.
-    pub laws: Option<Laws>,
+    pub laws: Option<Edition>,
     /// What to do about touch-move breaches.
     pub touch_move: Option<TouchMove>,
     /// Write every board's traffic as traces into this directory.
@@ -331,86 +332,6 @@ impl FromStr for OrientationChoice {
     }
 }
 
-/// The edition of the FIDE Laws the arbiter applies.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
-pub enum Laws {
-    /// The 2023 Laws (the default).
-    #[default]
-    Fide2023,
-    /// The 2014 Laws (Article 4 unchanged in 2018).
-    Fide2014,
-    /// The classic text.
-    FideClassic,
-}
-
-impl Laws {
-    /// The edition's name as written in events and on the command line.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Laws::Fide2023 => "fide-2023",
-            Laws::Fide2014 => "fide-2014",
-            Laws::FideClassic => "fide-classic",
-        }
-    }
-}
-
-impl FromStr for Laws {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        match s.trim() {
-            "fide-2023" => Ok(Laws::Fide2023),
-            "fide-2014" => Ok(Laws::Fide2014),
-            "fide-classic" => Ok(Laws::FideClassic),
-            _ => Err(format!(
-                "unknown edition of the Laws {s:?} (expected fide-2023, fide-2014 or fide-classic)"
-            )),
-        }
-    }
-}
-
-impl fmt::Display for Laws {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-/// What the arbiter does about touch-move breaches.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
-pub enum TouchMove {
-    /// Publish the move and the violation (the default).
-    #[default]
-    Report,
-    /// Withhold a move that breaks 4.3/4.4 until the board is put right (training).
-    Enforce,
-    /// Report nothing.
-    Off,
-}
-
-impl TouchMove {
-    /// The mode's name.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            TouchMove::Report => "report",
-            TouchMove::Enforce => "enforce",
-            TouchMove::Off => "off",
-        }
-    }
-}
-
-impl FromStr for TouchMove {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        match s.trim() {
-            "report" => Ok(TouchMove::Report),
-            "enforce" => Ok(TouchMove::Enforce),
-            "off" => Ok(TouchMove::Off),
-            _ => Err(format!(
-                "unknown touch-move mode {s:?} (expected report, enforce or off)"
-            )),
-        }
-    }
-}
-
 /// The settle window, configured in milliseconds (`settle-ms`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Settle(pub Duration);
@@ -445,7 +366,7 @@ macro_rules! deserialize_from_str {
         }
     )*};
 }
-deserialize_from_str!(ProtocolChoice, OrientationChoice, Laws, TouchMove);
+deserialize_from_str!(ProtocolChoice, OrientationChoice);
 
 impl<'de> Deserialize<'de> for Settle {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
@@ -479,7 +400,7 @@ slide-rests = "always"
 device = "/dev/rfcomm0"
 "#;
         let c = Config::parse(text, "test.toml").expect("valid");
-        assert_eq!(c.daemon.laws, Some(Laws::Fide2014));
+        assert_eq!(c.daemon.laws, Some(Edition::Fide2014));
         assert_eq!(c.daemon.touch_move, Some(TouchMove::Enforce));
         assert_eq!(c.boards.len(), 2);
         assert_eq!(c.boards[0].protocol, ProtocolChoice::Fixed(Protocol::Dgt));

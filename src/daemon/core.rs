@@ -29,7 +29,7 @@ use crate::game::notation::fen_of;
 use crate::protocol::Protocol;
 use crate::time::Time;
 
-use super::config::{Laws, TouchMove};
+use crate::laws::{Edition, TouchMove};
 
 mod pipeline;
 
@@ -189,7 +189,7 @@ pub struct CoreSettings {
     /// Whose slid pieces wait the slide rest.
     pub slide_rests: crate::tracker::SlideRests,
     /// The edition of the Laws.
-    pub laws: Laws,
+    pub laws: Edition,
     /// The touch-move mode.
     pub touch_move: TouchMove,
 }

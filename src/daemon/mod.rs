@@ -28,9 +28,10 @@ use std::time::Duration;
 use tokio::sync::{Mutex, broadcast};
 use tokio::task::JoinHandle;
 
+use crate::laws::{Edition, TouchMove};
 use board::task::{BoardTask, TaskSetup};
 use board::{BoardHandle, BoardStatus};
-use config::{BoardConfig, Laws, TouchMove};
+use config::BoardConfig;
 use core::{CoreFactory, CoreSettings};
 use journal::{Journal, Players, board_key};
 use seats::Seats;
@@ -41,7 +42,7 @@ pub struct DaemonOptions {
     /// Where journals and finished games are kept.
     pub state_dir: PathBuf,
     /// The edition of the Laws.
-    pub laws: Laws,
+    pub laws: Edition,
     /// The touch-move mode.
     pub touch_move: TouchMove,
     /// Where traces of every board's traffic are written, if anywhere.
@@ -235,7 +236,7 @@ impl Daemon {
         };
         let initial = BoardStatus {
             device: device.display().to_string(),
-            laws: self.options.laws.as_str().to_string(),
+            laws: self.options.laws.name().to_string(),
             ..BoardStatus::default()
         };
         let (handle, channels) = board::channels(id, device.clone(), initial);

@@ -17,13 +17,12 @@ use shakmaty::uci::UciMove;
 use super::bridge::{News, TaskChannels};
 use super::engine::{Action, Indication};
 use super::options::Settings;
-use crate::daemon::config::{Laws, TouchMove};
 use crate::daemon::core::{CommandError, Core, CoreCommand};
 use crate::daemon::{link, probe};
 use crate::device::{Device, DeviceError, DeviceOutput};
 use crate::event::GameEvent;
 use crate::game::record::GameRecord;
-use crate::laws::{self, Edition, LawsConfig};
+use crate::laws::LawsConfig;
 use crate::pipeline::CoreConfig;
 use crate::protocol::Protocol;
 use crate::tracker::TrackerConfig;
@@ -140,16 +139,8 @@ fn core_config(settings: &Settings) -> CoreConfig {
             ..TrackerConfig::default()
         },
         laws: LawsConfig {
-            edition: match settings.laws {
-                Laws::Fide2023 => Edition::Fide2023,
-                Laws::Fide2014 => Edition::Fide2014,
-                Laws::FideClassic => Edition::FideClassic,
-            },
-            touch_move: match settings.touch_move {
-                TouchMove::Report => laws::TouchMove::Report,
-                TouchMove::Enforce => laws::TouchMove::Enforce,
-                TouchMove::Off => laws::TouchMove::Off,
-            },
+            edition: settings.laws,
+            touch_move: settings.touch_move,
             ..LawsConfig::default()
         },
         ..CoreConfig::default()

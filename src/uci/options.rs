@@ -2,7 +2,7 @@
 
 use std::time::Duration;
 
-use crate::daemon::config::{Laws, TouchMove};
+use crate::laws::{Edition, TouchMove};
 
 /// The shortest settle window `SettleMs` accepts.
 pub const SETTLE_MIN_MS: u64 = 20;
@@ -15,7 +15,7 @@ pub const SETTLE_DEFAULT_MS: u64 = 250;
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Settings {
     /// The edition of the FIDE Laws.
-    pub laws: Laws,
+    pub laws: Edition,
     /// What is done about touch-move breaches.
     pub touch_move: TouchMove,
     /// How long the board must stay still before a placed piece counts as released.
@@ -25,7 +25,7 @@ pub struct Settings {
 impl Default for Settings {
     fn default() -> Self {
         Settings {
-            laws: Laws::default(),
+            laws: Edition::default(),
             touch_move: TouchMove::default(),
             settle: Duration::from_millis(SETTLE_DEFAULT_MS),
         }
@@ -59,11 +59,11 @@ impl Options {
             "option name UCI_Chess960 type check default false".to_string(),
             format!(
                 "option name Laws type combo default {} var fide-2023 var fide-2014 var fide-classic",
-                Laws::default().as_str()
+                Edition::default().name()
             ),
             format!(
                 "option name TouchMove type combo default {} var report var enforce var off",
-                TouchMove::default().as_str()
+                TouchMove::default().name()
             ),
             format!(
                 "option name SettleMs type spin default {SETTLE_DEFAULT_MS} min {SETTLE_MIN_MS} max {SETTLE_MAX_MS}"
@@ -95,11 +95,17 @@ impl Options {
             }
             "laws" => {
                 let v = value.ok_or_else(|| need("fide-2023, fide-2014 or fide-classic"))?;
-                self.settings.laws = v.to_ascii_lowercase().parse()?;
+                self.settings.laws = v
+                    .to_ascii_lowercase()
+                    .parse()
+                    .map_err(|e: crate::laws::UnknownEdition| e.to_string())?;
             }
             "touchmove" => {
                 let v = value.ok_or_else(|| need("report, enforce or off"))?;
-                self.settings.touch_move = v.to_ascii_lowercase().parse()?;
+                self.settings.touch_move = v
+                    .to_ascii_lowercase()
+                    .parse()
+                    .map_err(|e: crate::laws::UnknownTouchMove| e.to_string())?;
             }
             "settlems" => {
                 let v = value.ok_or_else(|| need("milliseconds"))?;
@@ -138,7 +144,7 @@ mod tests {
         assert_eq!(o.set("TouchMove", Some("enforce")), Ok(Changed::Settings));
         assert_eq!(o.settings.touch_move, TouchMove::Enforce);
         assert_eq!(o.set("Laws", Some("fide-2014")), Ok(Changed::Settings));
-        assert_eq!(o.settings.laws, Laws::Fide2014);
+        assert_eq!(o.settings.laws, Edition::Fide2014);
     }
 
     #[test]

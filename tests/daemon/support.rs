@@ -4,11 +4,12 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use eboardd::daemon::config::{BoardConfig, Laws, ProtocolChoice, TouchMove};
+use eboardd::daemon::config::{BoardConfig, ProtocolChoice};
 use eboardd::daemon::core::CoreFactory;
 use eboardd::daemon::{Daemon, DaemonOptions};
 use eboardd::dbus::client::{BoardProxy, ManagerProxy};
 use eboardd::dbus::{self, BUS_NAME, Bus, Service};
+use eboardd::laws::{Edition, TouchMove};
 use eboardd::protocol::Protocol;
 use futures_util::StreamExt;
 use tokio::sync::mpsc;
@@ -58,7 +59,7 @@ pub fn scripted_board(device: &Path) -> BoardConfig {
 pub fn options(state_dir: &Path, factory: CoreFactory) -> DaemonOptions {
     DaemonOptions {
         state_dir: state_dir.to_path_buf(),
-        laws: Laws::Fide2023,
+        laws: Edition::Fide2023,
         touch_move: TouchMove::Report,
         record_dir: None,
         factory,

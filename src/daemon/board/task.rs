@@ -613,7 +613,7 @@ impl BoardTask {
             fen: self.game.fen().to_string(),
             ply: self.game.ply(),
             pgn: String::new(),
-            laws: self.setup.settings.laws.as_str().to_string(),
+            laws: self.setup.settings.laws.name().to_string(),
         };
         self.ch.status.send_if_modified(|s| {
             let next = BoardStatus {

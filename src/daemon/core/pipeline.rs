@@ -15,7 +15,7 @@ use shakmaty::uci::UciMove;
 
 use crate::event::{Orientation, TimedEvent};
 use crate::game::record::GameRecord;
-use crate::laws::{self, Edition, LawsConfig};
+use crate::laws::LawsConfig;
 use crate::pipeline::{BoardCore, CoreConfig, LinkItem, Reconstruction};
 use crate::protocol::Protocol;
 use crate::protocol::driver::{Driver, DriverError};
@@ -25,7 +25,6 @@ use crate::time::Time;
 use crate::tracker::TrackerConfig;
 
 use super::{CommandError, Core, CoreCommand, CoreSettings};
-use crate::daemon::config::{Laws, TouchMove};
 
 /// The shortest time between two LED changes sent to a board. Changes asked for sooner
 /// wait, and only the latest of them is sent: clients asking faster than the serial line
@@ -307,16 +306,8 @@ mod tests;
 /// The arbiter's configuration for a board's settings.
 fn laws_config(settings: &CoreSettings) -> LawsConfig {
     LawsConfig {
-        edition: match settings.laws {
-            Laws::Fide2023 => Edition::Fide2023,
-            Laws::Fide2014 => Edition::Fide2014,
-            Laws::FideClassic => Edition::FideClassic,
-        },
-        touch_move: match settings.touch_move {
-            TouchMove::Report => laws::TouchMove::Report,
-            TouchMove::Enforce => laws::TouchMove::Enforce,
-            TouchMove::Off => laws::TouchMove::Off,
-        },
+        edition: settings.laws,
+        touch_move: settings.touch_move,
         ..LawsConfig::default()
     }
 }

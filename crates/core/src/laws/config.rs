@@ -24,13 +24,45 @@ pub enum TouchMove {
 }
 
 impl TouchMove {
-    /// The name used on the command line.
+    /// Every mode.
+    pub const ALL: [TouchMove; 3] = [TouchMove::Report, TouchMove::Enforce, TouchMove::Off];
+
+    /// The name used on the command line and in the configuration.
     pub fn name(self) -> &'static str {
         match self {
             TouchMove::Report => "report",
             TouchMove::Enforce => "enforce",
             TouchMove::Off => "off",
         }
+    }
+}
+
+/// A touch-move mode name that is not one of `report`, `enforce`, `off`.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown touch-move mode {0:?} (expected report, enforce or off)")]
+pub struct UnknownTouchMove(pub String);
+
+impl std::fmt::Display for TouchMove {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl std::str::FromStr for TouchMove {
+    type Err = UnknownTouchMove;
+    fn from_str(s: &str) -> Result<TouchMove, UnknownTouchMove> {
+        TouchMove::ALL
+            .into_iter()
+            .find(|m| m.name() == s.trim())
+            .ok_or_else(|| UnknownTouchMove(s.to_string()))
+    }
+}
+
+/// Read from its name (`touch-move = "enforce"` in the configuration).
+impl<'de> serde::Deserialize<'de> for TouchMove {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let s = String::deserialize(d)?;
+        s.parse().map_err(serde::de::Error::custom)
     }
 }
 

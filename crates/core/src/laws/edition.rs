@@ -129,8 +129,16 @@ impl FromStr for Edition {
     fn from_str(s: &str) -> Result<Edition, UnknownEdition> {
         Edition::ALL
             .into_iter()
-            .find(|e| e.name() == s)
+            .find(|e| e.name() == s.trim())
             .ok_or_else(|| UnknownEdition(s.to_string()))
+    }
+}
+
+/// Read from its name (`laws = "fide-2014"` in the configuration).
+impl<'de> serde::Deserialize<'de> for Edition {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let s = String::deserialize(d)?;
+        s.parse().map_err(serde::de::Error::custom)
     }
 }
 

@@ -36,7 +36,7 @@ use std::time::Duration;
 use shakmaty::san::San;
 use shakmaty::{Bitboard, Board, Chess, Color, Move, Piece, Position, Square};
 
-pub use config::{LawsConfig, TouchMove, View};
+pub use config::{LawsConfig, TouchMove, UnknownTouchMove, View};
 pub use edition::{Edition, Rule, UnknownEdition};
 pub use judge::{Due, Finding, Margins, Previous, Rules};
 
