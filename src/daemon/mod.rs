@@ -11,7 +11,8 @@
 pub mod board;
 pub mod complaint;
 pub mod config;
-pub mod core;
+/// The board core (in eboardd-core), under the name the daemon has always used.
+pub use eboardd_core::board as core;
 pub mod game;
 pub mod journal;
 pub mod link;

@@ -4,13 +4,16 @@
 //! The layers, one way through the house: [`protocol`] (bytes ⇄ messages), [`sensing`]
 //! (what stands on each square), [`tracker`] (lifts and placements → confirmed moves),
 //! [`laws`] (the arbiter: FIDE Article 4 by edition), then the [`event::GameEvent`] stream.
-//! [`pipeline::BoardCore`] strings them together for one board. Beside them: [`game`]
+//! [`pipeline::BoardCore`] strings them together for one board's reading, and
+//! [`board::PipelineCore`] is that board on a live link: start-up, keep-alive, LEDs and the
+//! clock through its type's [`protocol::driver`], and users' commands. Beside them: [`game`]
 //! (notation, clocks, the game record), [`trace`] (the trace format), [`time`] (the core's
 //! notion of `now`) and [`text`].
 //!
 //! Everything here is sans-IO: it is handed bytes and the current [`time::Time`] and hands
 //! back events. The daemon, the CLI and the simulation drive it from outside.
 
+pub mod board;
 pub mod event;
 pub mod game;
 pub mod laws;

@@ -4,7 +4,7 @@ use shakmaty::uci::UciMove;
 use shakmaty::{Position, Square};
 
 use super::*;
-use crate::daemon::core::GameSetup;
+use crate::board::GameSetup;
 use crate::event::GameEvent;
 use crate::protocol::dgt::clock_queue::{ACK_TIMEOUT, ATTEMPTS};
 use crate::protocol::dgt::driver::BOARD_CHECK as DGT_BOARD_CHECK;
@@ -389,7 +389,7 @@ fn pipeline_core_announces_a_commanded_new_game() {
     assert_eq!(
         core.poll_event().map(|e| e.event),
         Some(GameEvent::NewGame {
-            fen: crate::daemon::core::START_FEN.into(),
+            fen: crate::board::START_FEN.into(),
             chess960: false
         })
     );
@@ -474,7 +474,7 @@ fn a_game_taken_over_on_an_open_port_finds_the_plies_played_meanwhile_and_the_on
         "e2e4", "e7e5", "g1f3", "d7d6", "d2d4", "c8g4", "d4e5", "g4f3", "d1f3", "d6e5",
     ];
     let mut events = vec![GameEvent::NewGame {
-        fen: crate::daemon::core::START_FEN.into(),
+        fen: crate::board::START_FEN.into(),
         chess960: false,
     }];
     let mut pos = shakmaty::Chess::default();

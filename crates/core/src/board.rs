@@ -1,6 +1,8 @@
-//! The seam between a board's task and its sans-IO core.
+//! A board on a live link: the seam between the shell that owns its port and its sans-IO
+//! core.
 //!
-//! A board's task ([`super::board`]) owns the port, the clock and the journal; everything it
+//! The shell (the daemon's board task, or the device of `watch`, `record`, `demo` and
+//! `uci --device`) owns the port, the clock and the journal; everything it
 //! decides about the game it asks of a [`Core`]: bytes and time in, events, bytes to send
 //! and the next wake-up out, plus [`CoreCommand`]s from users (new game, set position, show
 //! a move, resume a journalled game). [`PipelineCore`] is the production core, built on
@@ -59,7 +61,7 @@ impl GameSetup {
     /// Reads a FEN; the empty string is the standard start position.
     ///
     /// ```
-    /// use eboardd::daemon::core::GameSetup;
+    /// use eboardd_core::board::GameSetup;
     /// assert!(!GameSetup::parse("").unwrap().chess960);
     /// assert!(GameSetup::parse("8/8/8/8/8/8/8/8 w - - 0 1").is_err());
     /// ```
