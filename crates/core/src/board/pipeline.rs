@@ -41,7 +41,6 @@ pub struct PipelineCore {
     /// When the LEDs were last changed, and the latest change waiting for [`LED_GAP`].
     leds_sent: Option<Time>,
     leds_due: Option<Vec<Vec<u8>>>,
-    events: VecDeque<TimedEvent>,
     /// When the next command may go (as the driver paces its board).
     pacer: Pacer,
     /// The latest time the core was given.
@@ -114,7 +113,6 @@ impl PipelineCore {
             transmit: VecDeque::new(),
             leds_sent: None,
             leds_due: None,
-            events: VecDeque::new(),
             now: Time::ZERO,
         }
     }
@@ -243,7 +241,7 @@ impl Core for PipelineCore {
     }
 
     fn poll_event(&mut self) -> Option<TimedEvent> {
-        self.events.pop_front().or_else(|| self.core.poll_event())
+        self.core.poll_event()
     }
 
     fn poll_transmit(&mut self) -> Option<Vec<u8>> {
