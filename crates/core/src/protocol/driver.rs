@@ -20,7 +20,7 @@ use std::time::Duration;
 use shakmaty::Square;
 
 use crate::event::Orientation;
-use crate::sensing::LinkInfo;
+use crate::protocol::link::LinkInfo;
 use crate::time::Time;
 
 use super::Protocol;

@@ -14,6 +14,7 @@ use std::str::FromStr;
 
 pub mod dgt;
 pub mod driver;
+pub mod link;
 pub mod millennium;
 pub mod pace;
 

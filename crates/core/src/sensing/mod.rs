@@ -9,15 +9,15 @@
 
 mod clock;
 mod frame;
-mod link;
 
 use std::collections::VecDeque;
 
 use shakmaty::{Board, Piece, Square};
 
+use crate::protocol::link;
+pub use crate::protocol::link::LinkInfo;
 pub use clock::ClockReading;
 use frame::Frame;
-pub use link::LinkInfo;
 
 use crate::event::Orientation;
 use crate::game::start::start_kind;

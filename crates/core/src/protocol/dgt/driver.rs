@@ -26,8 +26,8 @@ use crate::event::Orientation;
 use crate::protocol::Protocol;
 use crate::protocol::dgt;
 use crate::protocol::driver::{Driver, DriverError, Outbox, Probe, SILENCE_LIMIT};
+use crate::protocol::link::LinkInfo;
 use crate::protocol::pace::Pacer;
-use crate::sensing::LinkInfo;
 use crate::time::Time;
 
 use super::clock_queue::{ClockError, ClockQueue, ClockRequest};

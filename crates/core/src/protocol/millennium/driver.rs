@@ -21,9 +21,9 @@ use shakmaty::Square;
 use crate::event::Orientation;
 use crate::protocol::Protocol;
 use crate::protocol::driver::{Driver, DriverError, Outbox, Probe};
+use crate::protocol::link::LinkInfo;
 use crate::protocol::millennium;
 use crate::protocol::pace::Pacer;
-use crate::sensing::LinkInfo;
 use crate::time::Time;
 
 use super::watch::LinkWatch;

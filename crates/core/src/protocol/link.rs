@@ -1,7 +1,8 @@
 //! What a board says about itself and its link rather than about the pieces: serial
-//! numbers, versions, clock acknowledgements, replies to commands. The daemon's core uses
-//! them for the `Serial` property, the clock's one-command-at-a-time rule and to prove the
-//! link alive; nothing here decides anything about a game.
+//! numbers, versions, clock acknowledgements, replies to commands. Sensing picks them out
+//! of the board's messages; the board's driver ([`super::driver`]) uses them for its
+//! identity, the clock's one-command-at-a-time rule and to prove the link alive; nothing
+//! here decides anything about a game.
 
 use crate::protocol::{dgt, millennium};
 use crate::text::board_text;
@@ -66,7 +67,7 @@ impl std::fmt::Display for LinkInfo {
 }
 
 /// What a DGT message says about the board or its link, if anything.
-pub(super) fn from_dgt(message: &dgt::BoardMessage) -> Option<LinkInfo> {
+pub fn from_dgt(message: &dgt::BoardMessage) -> Option<LinkInfo> {
     match message {
         dgt::BoardMessage::SerialNr(s) => Some(LinkInfo::Serial {
             text: board_text(s.as_bytes()),
@@ -83,7 +84,7 @@ pub(super) fn from_dgt(message: &dgt::BoardMessage) -> Option<LinkInfo> {
 }
 
 /// What a Millennium reply says about the board or its link, if anything.
-pub(super) fn from_millennium(reply: &millennium::Reply) -> Option<LinkInfo> {
+pub fn from_millennium(reply: &millennium::Reply) -> Option<LinkInfo> {
     match reply {
         millennium::Reply::Status(_) => None,
         millennium::Reply::Version(v) => Some(LinkInfo::Version(v.to_string())),
