@@ -356,17 +356,7 @@ impl TryFrom<i64> for Settle {
     }
 }
 
-macro_rules! deserialize_from_str {
-    ($($t:ty),*) => {$(
-        impl<'de> Deserialize<'de> for $t {
-            fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-                let s = String::deserialize(d)?;
-                s.parse().map_err(serde::de::Error::custom)
-            }
-        }
-    )*};
-}
-deserialize_from_str!(ProtocolChoice, OrientationChoice);
+eboardd_core::deserialize_from_str!(ProtocolChoice, OrientationChoice);
 
 impl<'de> Deserialize<'de> for Settle {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {

@@ -13,6 +13,26 @@
 //! Everything here is sans-IO: it is handed bytes and the current [`time::Time`] and hands
 //! back events. The daemon, the CLI and the simulation drive it from outside.
 
+/// Implements serde's `Deserialize` for types read from their names through `FromStr`
+/// (settings written by name in the configuration, `laws = "fide-2014"`): a string,
+/// parsed, the parse error as serde's message.
+#[macro_export]
+macro_rules! deserialize_from_str {
+    ($($t:ty),* $(,)?) => {$(
+        impl<'de> $crate::__serde::Deserialize<'de> for $t {
+            fn deserialize<D: $crate::__serde::Deserializer<'de>>(
+                d: D,
+            ) -> Result<Self, D::Error> {
+                let s = <String as $crate::__serde::Deserialize>::deserialize(d)?;
+                s.parse().map_err(<D::Error as $crate::__serde::de::Error>::custom)
+            }
+        }
+    )*};
+}
+
+#[doc(hidden)]
+pub use serde as __serde;
+
 pub mod board;
 pub mod event;
 pub mod game;

@@ -58,13 +58,8 @@ impl std::str::FromStr for TouchMove {
     }
 }
 
-/// Read from its name (`touch-move = "enforce"` in the configuration).
-impl<'de> serde::Deserialize<'de> for TouchMove {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let s = String::deserialize(d)?;
-        s.parse().map_err(serde::de::Error::custom)
-    }
-}
+// Read from its name (`touch-move = "enforce"` in the configuration).
+crate::deserialize_from_str!(TouchMove);
 
 /// How the arbiter judges.
 #[derive(Debug, Clone, PartialEq, Eq)]

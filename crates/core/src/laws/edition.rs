@@ -134,13 +134,8 @@ impl FromStr for Edition {
     }
 }
 
-/// Read from its name (`laws = "fide-2014"` in the configuration).
-impl<'de> serde::Deserialize<'de> for Edition {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let s = String::deserialize(d)?;
-        s.parse().map_err(serde::de::Error::custom)
-    }
-}
+// Read from its name (`laws = "fide-2014"` in the configuration).
+crate::deserialize_from_str!(Edition);
 
 /// A rule of Article 4 (and 7.5), as an idea: see the table in the module documentation for
 /// the number each edition gives it.

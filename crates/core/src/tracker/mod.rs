@@ -144,13 +144,8 @@ impl SlideRests {
     }
 }
 
-/// Read by name (`never`, `learned`, `always`), as the configuration file writes it.
-impl<'de> serde::Deserialize<'de> for SlideRests {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let s = String::deserialize(d)?;
-        s.parse().map_err(serde::de::Error::custom)
-    }
-}
+// Read by name (`never`, `learned`, `always`), as the configuration file writes it.
+crate::deserialize_from_str!(SlideRests);
 
 impl std::str::FromStr for SlideRests {
     type Err = String;
