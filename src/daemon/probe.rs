@@ -66,11 +66,10 @@ async fn ask_protocol<P: ProbePort>(port: &mut P, protocol: Protocol) -> Result<
     port.set_speed(protocol.baud_rate())
         .map_err(ProbeError::Link)?;
     let probe = protocol.probe();
-    let (request, wait, answered) = (probe.request, probe.wait, probe.answered);
     let link = |e: &std::io::Error| ProbeError::Link(LinkError::from_io(e));
-    port.write_all(&request).await.map_err(|e| link(&e))?;
+    port.write_all(&probe.request).await.map_err(|e| link(&e))?;
     port.flush().await.map_err(|e| link(&e))?;
-    let deadline = Instant::now() + wait;
+    let deadline = Instant::now() + probe.wait;
     let mut seen = Vec::new();
     let mut buf = [0u8; 256];
     loop {
@@ -80,7 +79,7 @@ async fn ask_protocol<P: ProbePort>(port: &mut P, protocol: Protocol) -> Result<
             Ok(Ok(0)) => return Err(ProbeError::Link(LinkError::end_of_file())),
             Ok(Ok(n)) => {
                 seen.extend_from_slice(&buf[..n]);
-                if answered(&seen) {
+                if (probe.answered)(&seen) {
                     return Ok(true);
                 }
                 if seen.len() > 4096 {

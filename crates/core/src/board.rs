@@ -28,10 +28,9 @@ use shakmaty::{CastlingMode, Chess, Square};
 
 use crate::event::{GameEvent, Orientation, TimedEvent};
 use crate::game::notation::fen_of;
+use crate::laws::{Edition, TouchMove};
 use crate::protocol::Protocol;
 use crate::time::Time;
-
-use crate::laws::{Edition, TouchMove};
 
 mod pipeline;
 

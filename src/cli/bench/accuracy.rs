@@ -149,7 +149,7 @@ pub(super) fn run(args: &AccuracyArgs) -> anyhow::Result<()> {
     let protocols: &[Protocol] = match args.protocol {
         Boards::Dgt => &[Protocol::Dgt],
         Boards::Millennium => &[Protocol::Millennium],
-        Boards::Both => &[Protocol::Dgt, Protocol::Millennium],
+        Boards::Both => &Protocol::ALL,
     };
     let hand = match args.hand {
         HandStyle::Default => HandOptions::default(),

@@ -133,11 +133,6 @@ impl PipelineCore {
         self.core.poll_sensed()
     }
 
-    /// The board type's driver.
-    pub fn driver(&self) -> &dyn Driver {
-        self.driver.as_ref()
-    }
-
     /// Which way round the board stands now (normal until the board said otherwise).
     fn orientation_now(&self) -> Orientation {
         self.core.sensing().orientation()

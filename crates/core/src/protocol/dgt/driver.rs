@@ -97,11 +97,6 @@ impl DgtDriver {
     pub fn new() -> Self {
         Self::default()
     }
-
-    /// What is known of the clock.
-    pub fn clock(&self) -> &ClockQueue {
-        &self.clock
-    }
 }
 
 impl Driver for DgtDriver {

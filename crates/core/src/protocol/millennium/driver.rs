@@ -75,11 +75,6 @@ impl MillenniumDriver {
     pub fn new() -> Self {
         Self::default()
     }
-
-    /// The register writes of this link.
-    pub fn writes(&self) -> &RegisterWrites {
-        &self.writes
-    }
 }
 
 impl Driver for MillenniumDriver {
