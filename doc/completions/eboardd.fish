@@ -173,9 +173,9 @@ complete -c eboardd -n "__fish_eboardd_using_subcommand bench" -l megabytes -d '
 complete -c eboardd -n "__fish_eboardd_using_subcommand bench" -l pgn -d 'PGN files or folders of them (default: the games embedded in eboardd)' -r -F
 complete -c eboardd -n "__fish_eboardd_using_subcommand bench" -l games -d 'Play at most this many games (0: all)' -r
 complete -c eboardd -n "__fish_eboardd_using_subcommand bench" -l seeds -d 'Hands (seeds) per game and protocol' -r
-complete -c eboardd -n "__fish_eboardd_using_subcommand bench" -l protocol -d 'Which boards' -r -f -a "dgt\t'DGT boards'
-millennium\t'Millennium boards'
-both\t'Both'"
+complete -c eboardd -n "__fish_eboardd_using_subcommand bench" -l protocol -d 'Which boards' -r -f -a "dgt\t'DGT e-boards'
+millennium\t'Millennium ChessLink boards'
+both\t'Every board type'"
 complete -c eboardd -n "__fish_eboardd_using_subcommand bench" -l hand -d 'How the hand plays' -r -f -a "default\t'As people at a tournament board do'
 torture\t'Fast, with many slides, quick replies, flicker and touches (no takebacks or illegal moves, which have no single right answer to score against)'
 messy\t'At a normal pace, but messy: long rests on transit squares, captured pieces set down near by before they leave the board, pieces knocked over and put back, many captures pushed off, quick replies after about half the moves'"

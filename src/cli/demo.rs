@@ -15,7 +15,7 @@ use clap::Args;
 use shakmaty::fen::Fen;
 use shakmaty::{Board, Chess, Position};
 
-use super::{CliError, LawsArgs, ProtocolArg};
+use super::{CliError, LawsArgs, protocol_parser};
 use crate::device::{Device, DeviceOutput};
 use crate::event::{GameEvent, TimedEvent};
 use crate::game::record::GameRecord;
@@ -33,8 +33,8 @@ pub struct DemoArgs {
     #[arg(long, default_value_t = 4.0)]
     pub speed: f64,
     /// The board.
-    #[arg(long, value_enum, default_value_t = ProtocolArg::Dgt)]
-    pub protocol: ProtocolArg,
+    #[arg(long, value_parser = protocol_parser(), default_value_t = Protocol::Dgt)]
+    pub protocol: Protocol,
     /// A PGN file to play a game from (default: an embedded famous game).
     #[arg(long)]
     pub game: Option<PathBuf>,
@@ -55,7 +55,7 @@ pub fn run(args: DemoArgs) -> anyhow::Result<()> {
         return Err(CliError::input("--speed must be a number above 0 and at most 1000").into());
     }
     let game = pick_game(&args)?;
-    let protocol = Protocol::from(args.protocol);
+    let protocol = args.protocol;
     let performance = Hand::new(args.seed, HandOptions::default()).play(&game)?;
     let timeline = performance.timeline;
     let end = timeline.events.last().map_or(Time::ZERO, |e| e.t) + Duration::from_secs(3);

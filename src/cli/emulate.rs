@@ -23,7 +23,7 @@ use clap::{Args, ValueEnum};
 use shakmaty::uci::UciMove;
 use shakmaty::{Chess, Color, Move, Position};
 
-use super::{CliError, ProtocolArg};
+use super::{CliError, protocol_parser};
 use crate::playback::{TraceBoard, pty};
 use crate::protocol::Protocol;
 use crate::sim::HandOptions;
@@ -37,8 +37,8 @@ use crate::uci::line::GameLine;
 #[derive(Debug, Args)]
 pub struct EmulateArgs {
     /// The board.
-    #[arg(long, value_enum, default_value_t = ProtocolArg::Dgt)]
-    pub protocol: ProtocolArg,
+    #[arg(long, value_parser = protocol_parser(), default_value_t = Protocol::Dgt)]
+    pub protocol: Protocol,
     /// The side the hand plays with moves of its own; the other side's moves are carried
     /// out when the board shows them.
     #[arg(long, value_enum, default_value_t = SideArg::White)]
@@ -184,9 +184,9 @@ fn live(
             .map(|line| line.current().clone())
             .map_err(|e| CliError::input(format!("--fen {f:?}: {e}")))?,
     };
-    let protocol = Protocol::from(args.protocol);
+    let protocol = args.protocol;
     let options = BoardOptions {
-        clock: protocol == Protocol::Dgt && !args.no_clock,
+        clock: !args.no_clock,
         ..BoardOptions::default()
     };
     let hand = HandOptions::default().with_speed(args.speed);

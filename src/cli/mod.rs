@@ -19,6 +19,7 @@ mod watch;
 
 use std::path::PathBuf;
 
+use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
 use crate::laws::{Edition, LawsConfig, TouchMove};
@@ -63,22 +64,13 @@ pub enum Command {
     Bench(bench::BenchArgs),
 }
 
-/// A protocol as named on the command line.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum ProtocolArg {
-    /// DGT e-boards.
-    Dgt,
-    /// Millennium ChessLink boards.
-    Millennium,
-}
-
-impl From<ProtocolArg> for Protocol {
-    fn from(p: ProtocolArg) -> Protocol {
-        match p {
-            ProtocolArg::Dgt => Protocol::Dgt,
-            ProtocolArg::Millennium => Protocol::Millennium,
-        }
-    }
+/// Reads a protocol named on the command line, offering every board type in the table
+/// (`Protocol::ALL`).
+pub fn protocol_parser() -> impl TypedValueParser<Value = Protocol> {
+    PossibleValuesParser::new(
+        Protocol::ALL.map(|p| PossibleValue::new(p.as_str()).help(p.boards())),
+    )
+    .try_map(|name| name.parse::<Protocol>())
 }
 
 /// An edition of the FIDE Laws as named on the command line.

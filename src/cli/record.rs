@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use clap::Args;
 
-use super::{LawsArgs, ProtocolArg};
+use super::{LawsArgs, protocol_parser};
 use crate::device::{Device, DeviceOutput};
 use crate::pipeline::CoreConfig;
 use crate::protocol::Protocol;
@@ -17,8 +17,8 @@ pub struct RecordArgs {
     #[arg(long)]
     pub device: PathBuf,
     /// The board's protocol.
-    #[arg(long, value_enum)]
-    pub protocol: ProtocolArg,
+    #[arg(long, value_parser = protocol_parser())]
+    pub protocol: Protocol,
     /// Stop after this many seconds (default: until interrupted or the board goes away).
     #[arg(long)]
     pub seconds: Option<f64>,
@@ -41,7 +41,7 @@ pub fn run(args: RecordArgs) -> anyhow::Result<()> {
 }
 
 async fn record(args: RecordArgs) -> anyhow::Result<()> {
-    let protocol = Protocol::from(args.protocol);
+    let protocol = args.protocol;
     let config = CoreConfig {
         keep_sensed: true,
         laws: args.laws.config(None)?,

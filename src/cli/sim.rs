@@ -4,8 +4,8 @@ use std::path::PathBuf;
 
 use clap::Args;
 
-use super::ProtocolArg;
 use super::bench::HandStyle;
+use super::protocol_parser;
 use crate::protocol::Protocol;
 use crate::sim::device::BoardOptions;
 use crate::sim::{HandOptions, TraceOptions, games, generate_trace, pgn};
@@ -21,8 +21,8 @@ pub struct SimArgs {
     #[arg(long, default_value_t = 1)]
     pub game: usize,
     /// The board.
-    #[arg(long, value_enum, default_value_t = ProtocolArg::Dgt)]
-    pub protocol: ProtocolArg,
+    #[arg(long, value_parser = protocol_parser(), default_value_t = Protocol::Dgt)]
+    pub protocol: Protocol,
     /// The hand's seed.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
@@ -71,7 +71,7 @@ pub fn run(args: SimArgs) -> anyhow::Result<()> {
         },
         ..TraceOptions::default()
     };
-    let generated = generate_trace(game, Protocol::from(args.protocol), args.seed, &options)?;
+    let generated = generate_trace(game, args.protocol, args.seed, &options)?;
     std::fs::write(&args.out, &generated.text)?;
     std::fs::write(args.out.with_extension("json"), generated.truth.to_json())?;
     Ok(())

@@ -3,7 +3,7 @@
 //! D-Bus strings may not hold NUL (a NUL in one signal breaks the whole connection), the
 //! journal and terminals are thrown by control characters, and a serial number or a path
 //! of megabytes has no place in a log line. Every string that comes from a board, a file
-//! or a client passes through [`line`] or [`lines`] (replaced) or [`check_line`]
+//! or a client passes through [`line()`] or [`lines`] (replaced) or [`check_line`]
 //! (refused) before it reaches D-Bus, JSON, a PGN tag or the journal. This module knows
 //! nothing of where the text goes; it only says what is fit.
 
@@ -46,13 +46,13 @@ pub fn line(text: &str, max: usize) -> Cow<'_, str> {
     clean(text, max, false)
 }
 
-/// `text` as printable lines of at most `max` bytes in all, as [`line`] makes them but
+/// `text` as printable lines of at most `max` bytes in all, as [`line()`] makes them but
 /// keeping line breaks (`\n`) and tabs: for PGN and other multi-line text.
 pub fn lines(text: &str, max: usize) -> Cow<'_, str> {
     clean(text, max, true)
 }
 
-/// `text` quoted for an error message: [`line`] of at most [`MAX_QUOTE`] bytes, so a
+/// `text` quoted for an error message: [`line()`] of at most [`MAX_QUOTE`] bytes, so a
 /// megabyte path gives a short message.
 pub fn quote(text: &str) -> Cow<'_, str> {
     line(text, MAX_QUOTE)

@@ -46,6 +46,7 @@ pub mod board;
 pub mod device;
 pub mod games;
 pub mod hand;
+mod kinds;
 pub mod live;
 pub mod pgn;
 pub mod playback;

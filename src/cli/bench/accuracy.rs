@@ -11,6 +11,7 @@ use std::time::{Duration, Instant};
 
 use shakmaty::Position;
 
+use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
 use clap::{Args, ValueEnum};
 
 use crate::bench::accuracy::{GameScore, Summary, Truth, score_trace};
@@ -35,7 +36,7 @@ pub struct AccuracyArgs {
     #[arg(long, default_value_t = 1)]
     pub seeds: u64,
     /// Which boards.
-    #[arg(long, value_enum, default_value_t = Boards::Both)]
+    #[arg(long, value_parser = boards_parser(), default_value = "both")]
     pub protocol: Boards,
     /// How the hand plays.
     #[arg(long, value_enum, default_value_t = HandStyle::Default)]
@@ -81,15 +82,20 @@ fn slide_rests_parser() -> impl clap::builder::TypedValueParser<Value = SlideRes
     )
 }
 
-/// Which boards to play on.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum Boards {
-    /// DGT boards.
-    Dgt,
-    /// Millennium boards.
-    Millennium,
-    /// Both.
-    Both,
+/// Which boards to play on: one type, or all (`None`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Boards(pub Option<Protocol>);
+
+/// Reads `--protocol`: a board type of the table, or `both`.
+fn boards_parser() -> impl TypedValueParser<Value = Boards> {
+    let names = Protocol::ALL
+        .map(|p| PossibleValue::new(p.as_str()).help(p.boards()))
+        .into_iter()
+        .chain([PossibleValue::new("both").help("Every board type")]);
+    PossibleValuesParser::new(names).try_map(|name| match name.as_str() {
+        "both" => Ok(Boards(None)),
+        one => one.parse::<Protocol>().map(|p| Boards(Some(p))),
+    })
 }
 
 /// How the hand plays.
@@ -146,10 +152,9 @@ fn load_games(args: &AccuracyArgs) -> anyhow::Result<Vec<Game>> {
 /// Runs `eboardd bench accuracy`.
 pub(super) fn run(args: &AccuracyArgs) -> anyhow::Result<()> {
     let games = load_games(args)?;
-    let protocols: &[Protocol] = match args.protocol {
-        Boards::Dgt => &[Protocol::Dgt],
-        Boards::Millennium => &[Protocol::Millennium],
-        Boards::Both => &Protocol::ALL,
+    let protocols: &[Protocol] = match &args.protocol.0 {
+        Some(one) => std::slice::from_ref(one),
+        None => &Protocol::ALL,
     };
     let hand = match args.hand {
         HandStyle::Default => HandOptions::default(),

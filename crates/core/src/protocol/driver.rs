@@ -7,8 +7,11 @@
 //! handshakes. The board core ([`crate::pipeline`] for reading, the daemon's core for a
 //! live link) stays the same for every board type and asks its driver.
 //!
-//! [`Protocol::driver`] and [`Protocol::probe`] are the table: adding a board type is
-//! adding its module (codec and driver) and one entry in each (and in [`Protocol::ALL`]).
+//! [`Protocol::driver`], [`Protocol::probe`] and [`Protocol::startup_commands`] are the
+//! table, with [`reading::Reader`](super::reading::Reader) and
+//! [`Protocol::square`](super::Protocol::square) for what the board reports: adding a
+//! board type is adding its module (codec and driver) and one entry in each (and in
+//! [`Protocol::ALL`]). Nothing above `protocol/` asks which board type it serves.
 //!
 //! Sans-IO like the rest of the core: a driver is told the time and what the board said,
 //! and hands back bytes to send and the next time it wants to be woken.
@@ -129,6 +132,15 @@ impl Protocol {
         match self {
             Protocol::Dgt => Box::new(dgt::driver::DgtDriver::new()),
             Protocol::Millennium => Box::new(millennium::driver::MillenniumDriver::new()),
+        }
+    }
+
+    /// The commands that set a board of this type up once its port is open, in order
+    /// (the driver sends them paced, the DGT clock's through its queue).
+    pub fn startup_commands(self) -> Vec<Vec<u8>> {
+        match self {
+            Protocol::Dgt => dgt::startup_commands(),
+            Protocol::Millennium => millennium::startup_commands(),
         }
     }
 

@@ -17,6 +17,7 @@ pub mod driver;
 pub mod link;
 pub mod millennium;
 pub mod pace;
+pub mod reading;
 
 /// A board protocol.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -36,6 +37,14 @@ impl Protocol {
         match self {
             Protocol::Dgt => "dgt",
             Protocol::Millennium => "millennium",
+        }
+    }
+
+    /// The boards that speak it, for people (`--help`).
+    pub fn boards(self) -> &'static str {
+        match self {
+            Protocol::Dgt => "DGT e-boards",
+            Protocol::Millennium => "Millennium ChessLink boards",
         }
     }
 

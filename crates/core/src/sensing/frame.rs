@@ -3,7 +3,7 @@
 use shakmaty::{Board, Piece, Square};
 
 use crate::event::Orientation;
-use crate::protocol::{Protocol, dgt, millennium};
+use crate::protocol::Protocol;
 
 /// The 64 squares as the board numbers them.
 #[derive(Debug, Clone)]
@@ -63,17 +63,8 @@ impl Frame {
     /// `Normal` is the protocol's usual reading: DGT field 0 = a8; Millennium with the
     /// cable on White's right (index 0 = h1). `Rotated` is the board turned 180°.
     pub(super) fn square(&self, index: usize, orientation: Orientation) -> Square {
-        let index = (index & 63) as u8;
-        match (self.protocol, orientation) {
-            (Protocol::Dgt, Orientation::Normal) => dgt::field_square(index),
-            (Protocol::Dgt, Orientation::Rotated) => dgt::field_square(63 - index),
-            (Protocol::Millennium, Orientation::Normal) => {
-                millennium::status_square(index, millennium::CableSide::Right)
-            }
-            (Protocol::Millennium, Orientation::Rotated) => {
-                millennium::status_square(index, millennium::CableSide::Left)
-            }
-        }
+        self.protocol
+            .square(index, orientation == Orientation::Rotated)
     }
 
     /// The pieces in chess coordinates when the board stands `orientation`.

@@ -14,14 +14,14 @@ use std::collections::VecDeque;
 
 use shakmaty::{Board, Piece, Square};
 
-use crate::protocol::link;
 pub use crate::protocol::link::LinkInfo;
 pub use clock::ClockReading;
 use frame::Frame;
 
 use crate::event::Orientation;
 use crate::game::start::start_kind;
-use crate::protocol::{Protocol, dgt, millennium};
+use crate::protocol::Protocol;
+use crate::protocol::reading::{Decoded, Reader, Reading, Report};
 use crate::time::Time;
 
 /// One square's new content as the sensors report it (already in chess coordinates).
@@ -145,17 +145,11 @@ impl std::fmt::Display for Sensed {
     }
 }
 
-#[derive(Debug)]
-enum Decoder {
-    Dgt(dgt::Decoder),
-    Millennium(millennium::Decoder),
-}
-
 /// The sensed board of one e-board (sans-IO: bytes and time in, [`Sensed`] out).
 #[derive(Debug)]
 pub struct Sensing {
     protocol: Protocol,
-    decoder: Decoder,
+    reader: Reader,
     frame: Frame,
     orientation: Orientation,
     orientation_fixed: bool,
@@ -170,13 +164,9 @@ pub struct Sensing {
 impl Sensing {
     /// A sensed board for `protocol` that has seen nothing yet.
     pub fn new(protocol: Protocol, config: SensingConfig) -> Self {
-        let decoder = match protocol {
-            Protocol::Dgt => Decoder::Dgt(dgt::Decoder::new()),
-            Protocol::Millennium => Decoder::Millennium(millennium::Decoder::new()),
-        };
         Sensing {
             protocol,
-            decoder,
+            reader: Reader::new(protocol),
             frame: Frame::new(protocol),
             orientation: config.orientation.unwrap_or_default(),
             orientation_fixed: config.orientation.is_some(),
@@ -228,43 +218,21 @@ impl Sensing {
     /// ([`Sensed::Board`] with `first` false) rather than square by square, since the
     /// pieces may have moved in any way and any order meanwhile.
     pub fn resync(&mut self) {
-        match &mut self.decoder {
-            Decoder::Dgt(d) => d.clear(),
-            Decoder::Millennium(d) => d.clear(),
-        }
+        self.reader.clear();
         self.resync = self.reported;
     }
 
     /// Handles bytes read from the board at `now`.
     pub fn handle_input(&mut self, now: Time, bytes: &[u8]) {
-        match &mut self.decoder {
-            Decoder::Dgt(d) => d.push_bytes(bytes),
-            Decoder::Millennium(d) => d.push_bytes(bytes),
-        }
-        loop {
-            match &mut self.decoder {
-                Decoder::Dgt(d) => match d.poll() {
-                    Some(dgt::Decoded::Message(m)) => self.handle_dgt(now, m),
-                    Some(dgt::Decoded::Skipped { bytes, reason }) => {
-                        self.out.push_back(Sensed::Skipped {
-                            t: now,
-                            bytes,
-                            reason,
-                        })
-                    }
-                    None => break,
-                },
-                Decoder::Millennium(d) => match d.poll() {
-                    Some(millennium::Decoded::Reply(r)) => self.handle_millennium(now, r),
-                    Some(millennium::Decoded::Skipped { bytes, reason }) => {
-                        self.out.push_back(Sensed::Skipped {
-                            t: now,
-                            bytes,
-                            reason,
-                        })
-                    }
-                    None => break,
-                },
+        self.reader.push_bytes(bytes);
+        while let Some(decoded) = self.reader.poll() {
+            match decoded {
+                Decoded::Report(report) => self.handle_report(now, report),
+                Decoded::Skipped { bytes, reason } => self.out.push_back(Sensed::Skipped {
+                    t: now,
+                    bytes,
+                    reason,
+                }),
             }
         }
     }
@@ -274,21 +242,20 @@ impl Sensing {
         self.out.pop_front()
     }
 
-    fn handle_dgt(&mut self, now: Time, message: dgt::BoardMessage) {
+    fn handle_report(&mut self, now: Time, report: Report) {
         self.out.push_back(Sensed::Message {
             t: now,
-            text: describe_dgt(&message),
+            text: report.text,
         });
-        if let Some(info) = link::from_dgt(&message) {
+        if let Some(info) = report.link {
             self.out.push_back(Sensed::Link { t: now, info });
         }
-        match message {
-            dgt::BoardMessage::BoardDump(codes) => {
-                let pieces = codes.map(dgt::piece_from_code);
-                // Once the board is followed, its field updates keep the picture whole: a
-                // dump that differs says they did not come.
+        match report.reading {
+            Reading::Whole { pieces, checks } => {
+                // Once the board is followed, its square updates keep the picture whole: a
+                // whole report sent to check them that differs says they did not come.
                 let unreported = self.frame.differing(&pieces);
-                if self.reported && !self.resync && unreported > 0 {
+                if checks && self.reported && !self.resync && unreported > 0 {
                     self.out.push_back(Sensed::Link {
                         t: now,
                         info: LinkInfo::Unreported {
@@ -296,12 +263,10 @@ impl Sensing {
                         },
                     });
                 }
-                self.handle_full(now, pieces);
+                self.handle_full(now, *pieces);
             }
-            dgt::BoardMessage::FieldUpdate { field, code } => {
-                self.handle_field(now, usize::from(field), dgt::piece_from_code(code));
-            }
-            dgt::BoardMessage::ClockTimes(times) => {
+            Reading::Square { index, piece } => self.handle_field(now, index, piece),
+            Reading::Clock(times) => {
                 let present = !times.no_clock();
                 if self.clock_present != Some(present) {
                     self.clock_present = Some(present);
@@ -320,24 +285,7 @@ impl Sensing {
                     }
                 }
             }
-            _ => {}
-        }
-    }
-
-    fn handle_millennium(&mut self, now: Time, reply: millennium::Reply) {
-        self.out.push_back(Sensed::Message {
-            t: now,
-            text: describe_millennium(&reply),
-        });
-        if let Some(info) = link::from_millennium(&reply) {
-            self.out.push_back(Sensed::Link { t: now, info });
-        }
-        if let millennium::Reply::Status(chars) = reply {
-            let mut pieces = [None; 64];
-            for (slot, &c) in pieces.iter_mut().zip(chars.iter()) {
-                *slot = millennium::piece_from_char(c).flatten();
-            }
-            self.handle_full(now, pieces);
+            Reading::Other => {}
         }
     }
 
@@ -414,62 +362,10 @@ impl Sensing {
     }
 }
 
-fn describe_dgt(message: &dgt::BoardMessage) -> String {
-    match message {
-        dgt::BoardMessage::BoardDump(codes) => {
-            let mut board = Board::empty();
-            for (field, &code) in codes.iter().enumerate() {
-                if let Some(p) = dgt::piece_from_code(code) {
-                    board.set_piece_at(dgt::field_square(field as u8), p);
-                }
-            }
-            format!("board_dump {board}")
-        }
-        dgt::BoardMessage::FieldUpdate { field, code } => {
-            let what = dgt::piece_from_code(*code)
-                .map(|p| p.char().to_string())
-                .unwrap_or_else(|| {
-                    if *code == 0 {
-                        "empty".into()
-                    } else {
-                        format!("code {code:#04x}")
-                    }
-                });
-            format!(
-                "field_update {field} ({}) {what}",
-                dgt::field_square(*field)
-            )
-        }
-        dgt::BoardMessage::ClockTimes(t) => format!(
-            "clock left {}:{:02}:{:02} right {}:{:02}:{:02} status {:#04x}",
-            t.left.hours,
-            t.left.minutes,
-            t.left.seconds,
-            t.right.hours,
-            t.right.minutes,
-            t.right.seconds,
-            t.status
-        ),
-        dgt::BoardMessage::ClockAck(a) => format!(
-            "clock_ack {:02x} {:02x} {:02x} {:02x}",
-            a.bytes[0], a.bytes[1], a.bytes[2], a.bytes[3]
-        ),
-        other => format!("{other:?}"),
-    }
-}
-
-fn describe_millennium(reply: &millennium::Reply) -> String {
-    match reply {
-        millennium::Reply::Status(chars) => {
-            format!("status {}", String::from_utf8_lossy(&chars[..]))
-        }
-        other => format!("{other:?}"),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::protocol::dgt;
     use shakmaty::fen::Fen;
 
     fn dgt_dump(board: &Board, turned: bool) -> Vec<u8> {

@@ -106,12 +106,7 @@ impl BoardModel {
     /// A board of `protocol` with its default settings that has seen `start`; `seed`
     /// draws its scan phase (and the DGT board's scan lengths).
     pub fn new(protocol: Protocol, start: &Squares, seed: u64) -> BoardModel {
-        match protocol {
-            Protocol::Dgt => BoardModel::dgt(DgtConfig::default(), start, seed),
-            Protocol::Millennium => {
-                BoardModel::millennium(MillenniumConfig::default(), start, seed)
-            }
-        }
+        (crate::kinds::kind(protocol).model)(start, seed)
     }
 
     /// A DGT board with `cfg`.

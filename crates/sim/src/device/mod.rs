@@ -90,32 +90,35 @@ impl EmulatedBoard {
         start: &Squares,
         seed: u64,
     ) -> EmulatedBoard {
-        match protocol {
-            Protocol::Millennium => {
-                let mut cfg = MillenniumDeviceConfig {
-                    parity: options.parity,
-                    ..MillenniumDeviceConfig::default()
-                };
-                cfg.model.scan_register = options.millennium_scan_register;
-                if options.turned {
-                    cfg.model.cable = cfg.model.cable.flipped();
-                }
-                EmulatedBoard::Millennium(Box::new(MillenniumDevice::new(cfg, start, seed)))
-            }
-            Protocol::Dgt => {
-                let cfg = DgtDeviceConfig {
-                    model: crate::board::DgtConfig {
-                        scan_min_ms: options.dgt_scan_ms.0,
-                        scan_max_ms: options.dgt_scan_ms.1,
-                        rotated: options.turned,
-                    },
-                    clock: options.clock,
-                    revelation: options.dgt_revelation,
-                    ..DgtDeviceConfig::default()
-                };
-                EmulatedBoard::Dgt(Box::new(DgtDevice::new(cfg, start, seed)))
-            }
+        (crate::kinds::kind(protocol).device)(options, start, seed)
+    }
+
+    /// A DGT board set up as `options` say.
+    pub(crate) fn dgt(options: &BoardOptions, start: &Squares, seed: u64) -> EmulatedBoard {
+        let cfg = DgtDeviceConfig {
+            model: crate::board::DgtConfig {
+                scan_min_ms: options.dgt_scan_ms.0,
+                scan_max_ms: options.dgt_scan_ms.1,
+                rotated: options.turned,
+            },
+            clock: options.clock,
+            revelation: options.dgt_revelation,
+            ..DgtDeviceConfig::default()
+        };
+        EmulatedBoard::Dgt(Box::new(DgtDevice::new(cfg, start, seed)))
+    }
+
+    /// A Millennium board set up as `options` say.
+    pub(crate) fn millennium(options: &BoardOptions, start: &Squares, seed: u64) -> EmulatedBoard {
+        let mut cfg = MillenniumDeviceConfig {
+            parity: options.parity,
+            ..MillenniumDeviceConfig::default()
+        };
+        cfg.model.scan_register = options.millennium_scan_register;
+        if options.turned {
+            cfg.model.cable = cfg.model.cable.flipped();
         }
+        EmulatedBoard::Millennium(Box::new(MillenniumDevice::new(cfg, start, seed)))
     }
 
     /// A DGT board's serial number from now on (a ChessLink has none: nothing changes).
@@ -221,19 +224,13 @@ impl EmulatedBoard {
 }
 
 /// What the host writes when it opens a board: the daemon's start-up sequence, all at
-/// time zero ([`dgt::startup_commands`](eboardd_core::protocol::dgt::startup_commands),
-/// [`millennium::startup_commands`](eboardd_core::protocol::millennium::startup_commands)).
+/// time zero ([`Protocol::startup_commands`]).
 pub fn daemon_startup(protocol: Protocol) -> Vec<(Time, Vec<u8>)> {
-    match protocol {
-        Protocol::Millennium => eboardd_core::protocol::millennium::startup_commands()
-            .into_iter()
-            .map(|c| (Time::ZERO, c))
-            .collect(),
-        Protocol::Dgt => eboardd_core::protocol::dgt::startup_commands()
-            .into_iter()
-            .map(|c| (Time::ZERO, c))
-            .collect(),
-    }
+    protocol
+        .startup_commands()
+        .into_iter()
+        .map(|c| (Time::ZERO, c))
+        .collect()
 }
 
 /// One session between a host and an emulated board over a game.

@@ -35,26 +35,21 @@ pub struct TraceBoard {
     speed: f64,
     board: BoardState,
     out: VecDeque<Vec<u8>>,
-    host: HostDecoder,
 }
 
 #[derive(Debug)]
-enum BoardState {
+pub(crate) enum BoardState {
     Dgt {
         decoder: dgt::Decoder,
+        host: dgt::CommandDecoder,
         fields: Box<[u8; 64]>,
     },
     Millennium {
         decoder: millennium::Decoder,
+        host: millennium::CommandDecoder,
         status: Box<[u8; 64]>,
         parity: bool,
     },
-}
-
-#[derive(Debug)]
-enum HostDecoder {
-    Dgt(dgt::CommandDecoder),
-    Millennium(millennium::CommandDecoder),
 }
 
 impl TraceBoard {
@@ -67,17 +62,8 @@ impl TraceBoard {
             .filter(|c| c.dir == Direction::FromBoard)
             .map(|c| (c.t, c.bytes.clone()))
             .collect();
-        let mut board = match protocol {
-            Protocol::Dgt => BoardState::Dgt {
-                decoder: dgt::Decoder::new(),
-                fields: Box::new([0; 64]),
-            },
-            Protocol::Millennium => BoardState::Millennium {
-                decoder: millennium::Decoder::new(),
-                status: Box::new([millennium::EMPTY_SQUARE_CHAR; 64]),
-                parity: script.iter().flat_map(|(_, b)| b).any(|b| b & 0x80 != 0),
-            },
-        };
+        let parity = script.iter().flat_map(|(_, b)| b).any(|b| b & 0x80 != 0);
+        let mut board = (crate::kinds::kind(protocol).recording)(parity);
         // The board as it stood when first reported: what the host is told before playing.
         for (_, bytes) in &script {
             if board.follow(bytes) {
@@ -97,10 +83,6 @@ impl TraceBoard {
             },
             board,
             out: VecDeque::new(),
-            host: match protocol {
-                Protocol::Dgt => HostDecoder::Dgt(dgt::CommandDecoder::new()),
-                Protocol::Millennium => HostDecoder::Millennium(millennium::CommandDecoder::new()),
-            },
         }
     }
 
@@ -118,18 +100,18 @@ impl TraceBoard {
     pub fn handle_host_bytes(&mut self, now: Time, bytes: &[u8]) {
         let mut dgt_commands = Vec::new();
         let mut millennium_commands = Vec::new();
-        match &mut self.host {
-            HostDecoder::Dgt(d) => {
-                d.push_bytes(bytes);
-                while let Some(decoded) = d.poll() {
+        match &mut self.board {
+            BoardState::Dgt { host, .. } => {
+                host.push_bytes(bytes);
+                while let Some(decoded) = host.poll() {
                     if let dgt::DecodedCommand::Command(c) = decoded {
                         dgt_commands.push(c);
                     }
                 }
             }
-            HostDecoder::Millennium(d) => {
-                d.push_bytes(bytes);
-                while let Some(decoded) = d.poll() {
+            BoardState::Millennium { host, .. } => {
+                host.push_bytes(bytes);
+                while let Some(decoded) = host.poll() {
                     if let millennium::DecodedCommand::Command(c) = decoded {
                         millennium_commands.push(c);
                     }
@@ -219,11 +201,33 @@ impl TraceBoard {
 }
 
 impl BoardState {
+    /// A recorded DGT board before its first report.
+    pub(crate) fn dgt(_parity: bool) -> BoardState {
+        BoardState::Dgt {
+            decoder: dgt::Decoder::new(),
+            host: dgt::CommandDecoder::new(),
+            fields: Box::new([0; 64]),
+        }
+    }
+
+    /// A recorded Millennium board before its first report, answering with the parity bit
+    /// or without it as the recording shows.
+    pub(crate) fn millennium(parity: bool) -> BoardState {
+        BoardState::Millennium {
+            decoder: millennium::Decoder::new(),
+            host: millennium::CommandDecoder::new(),
+            status: Box::new([millennium::EMPTY_SQUARE_CHAR; 64]),
+            parity,
+        }
+    }
+
     /// Follows the board's bytes; whether they completed a whole-board report.
     fn follow(&mut self, bytes: &[u8]) -> bool {
         let mut whole = false;
         match self {
-            BoardState::Dgt { decoder, fields } => {
+            BoardState::Dgt {
+                decoder, fields, ..
+            } => {
                 decoder.push_bytes(bytes);
                 while let Some(d) = decoder.poll() {
                     match d {
