@@ -211,23 +211,15 @@ impl Core for PipelineCore {
                 Ok(())
             }
             CoreCommand::SetLeds(squares) => {
-                if !self.driver.has_leds() {
-                    return Err(CommandError::Unsupported(format!(
-                        "this {} board has no LEDs (it did not say it is a Revelation II)",
-                        self.driver.protocol()
-                    )));
-                }
                 let orientation = self.orientation_now();
-                let messages = self.driver.light_leds(orientation, &squares);
+                let messages = self
+                    .driver
+                    .light_leds(orientation, &squares)
+                    .map_err(refused)?;
                 self.set_leds(now, messages);
                 Ok(())
             }
-            CoreCommand::ClockText(text) => {
-                self.driver.clock_text(now, &text).map_err(|e| match e {
-                    DriverError::Unsupported(why) => CommandError::Unsupported(why),
-                    DriverError::Busy(why) => CommandError::Rejected(why),
-                })
-            }
+            CoreCommand::ClockText(text) => self.driver.clock_text(now, &text).map_err(refused),
             CoreCommand::SetOrientation(orientation) => {
                 self.core.set_orientation(now, orientation);
                 Ok(())
@@ -295,6 +287,14 @@ impl Core for PipelineCore {
 
 #[cfg(test)]
 mod tests;
+
+/// A driver's refusal as the shell reports it.
+fn refused(e: DriverError) -> CommandError {
+    match e {
+        DriverError::Unsupported(why) => CommandError::Unsupported(why),
+        DriverError::Busy(why) => CommandError::Rejected(why),
+    }
+}
 
 /// The arbiter's configuration for a board's settings.
 fn laws_config(settings: &CoreSettings) -> LawsConfig {

@@ -102,8 +102,13 @@ pub trait Driver: fmt::Debug + Send {
     /// `orientation` (asked only when [`Driver::has_leds`]).
     fn show_move_leds(&self, orientation: Orientation, from: Square, to: Square) -> Vec<Vec<u8>>;
 
-    /// The bytes that light `squares` and nothing else (none: every LED off).
-    fn light_leds(&self, orientation: Orientation, squares: &[Square]) -> Vec<Vec<u8>>;
+    /// The bytes that light `squares` and nothing else (none: every LED off), or why this
+    /// board has no LEDs to light.
+    fn light_leds(
+        &self,
+        orientation: Orientation,
+        squares: &[Square],
+    ) -> Result<Vec<Vec<u8>>, DriverError>;
 
     /// Shows `text` on the board's clock.
     fn clock_text(&mut self, now: Time, text: &str) -> Result<(), DriverError>;

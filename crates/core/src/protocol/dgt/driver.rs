@@ -224,8 +224,18 @@ impl Driver for DgtDriver {
         show_move(orientation, from, to)
     }
 
-    fn light_leds(&self, orientation: Orientation, squares: &[Square]) -> Vec<Vec<u8>> {
-        light(orientation, squares)
+    fn light_leds(
+        &self,
+        orientation: Orientation,
+        squares: &[Square],
+    ) -> Result<Vec<Vec<u8>>, DriverError> {
+        if !self.has_leds() {
+            return Err(DriverError::Unsupported(format!(
+                "this {} board has no LEDs (it did not say it is a Revelation II)",
+                Protocol::Dgt
+            )));
+        }
+        Ok(light(orientation, squares))
     }
 
     fn clock_text(&mut self, now: Time, text: &str) -> Result<(), DriverError> {

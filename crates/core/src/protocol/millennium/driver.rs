@@ -152,8 +152,12 @@ impl Driver for MillenniumDriver {
         show_move(orientation, from, to)
     }
 
-    fn light_leds(&self, orientation: Orientation, squares: &[Square]) -> Vec<Vec<u8>> {
-        light(orientation, squares)
+    fn light_leds(
+        &self,
+        orientation: Orientation,
+        squares: &[Square],
+    ) -> Result<Vec<Vec<u8>>, DriverError> {
+        Ok(light(orientation, squares))
     }
 
     fn clock_text(&mut self, _now: Time, _text: &str) -> Result<(), DriverError> {
