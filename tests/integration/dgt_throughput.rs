@@ -2,7 +2,7 @@
 //! mode:
 //!
 //! ```text
-//! cargo test --release --test dgt_throughput -- --ignored --nocapture
+//! cargo test --release --test integration dgt_throughput -- --ignored --nocapture
 //! ```
 //!
 //! The stream mixes messages in the proportions of a real board's recording (about 7

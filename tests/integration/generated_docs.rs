@@ -54,7 +54,7 @@ fn man_pages_and_completions_match_the_command_line_definitions() {
             .unwrap_or_else(|e| panic!("{}: {e} (EBOARDD_BLESS=1 writes it)", path.display()));
         assert!(
             shipped == content,
-            "{} is out of date (EBOARDD_BLESS=1 cargo test --test generated_docs)",
+            "{} is out of date (EBOARDD_BLESS=1 cargo test --test integration generated_docs)",
             path.display()
         );
     }

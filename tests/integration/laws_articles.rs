@@ -1,11 +1,9 @@
 //! The arbiter's rules, one test per rule and edition, named after the article as the
 //! edition numbers it; each is fed with timed square changes through the board core.
 
-mod laws_common;
-
+use crate::laws_common::*;
 use eboardd::event::GameEvent;
 use eboardd::laws::{Edition, TouchMove};
-use laws_common::*;
 
 const ED: [(Edition, &str); 3] = [
     (Edition::Fide2023, "fide-2023"),

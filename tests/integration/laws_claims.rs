@@ -1,10 +1,8 @@
 //! The arbiter's claims (4.8 and its counterparts), completed illegal moves (7.5) and the
 //! touch-move modes, fed with timed square changes through the board core.
 
-mod laws_common;
-
+use crate::laws_common::*;
 use eboardd::laws::{Edition, TouchMove};
-use laws_common::*;
 
 const ED: [(Edition, &str); 3] = [
     (Edition::Fide2023, "fide-2023"),

@@ -2,10 +2,8 @@
 //! move is 4.7 (2014: 4.6); players taking moves back and replaying them is no breach; a
 //! touch logged before a takeback does not count afterwards.
 
-mod laws_common;
-
+use crate::laws_common::*;
 use eboardd::laws::{Edition, TouchMove};
-use laws_common::*;
 
 fn report(edition: Edition, hand: &Hand) -> Run {
     run(hand, laws(edition, TouchMove::Report))

@@ -1,6 +1,6 @@
 //! How fast the reply decoder reads a realistic stream. A measurement, not a check: run it
 //! by hand in release mode with
-//! `cargo test --release --test millennium_throughput -- --ignored --nocapture`.
+//! `cargo test --release --test integration millennium_throughput -- --ignored --nocapture`.
 
 use eboardd::protocol::millennium::{CableSide, Decoded, Decoder, Reply};
 use shakmaty::{Board, Square};

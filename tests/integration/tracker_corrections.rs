@@ -9,16 +9,14 @@
 //! piece knocked and put back never changes the game; one square whose sensor stays wrong
 //! is tolerated, two are a mismatch.
 
-mod tracker_common;
-
 use std::time::Duration;
 
+use crate::tracker_common::*;
 use eboardd::event::GameEvent;
 use eboardd::sensing::SquareChange;
 use eboardd::time::Time;
 use eboardd::tracker::{SlideRests, Tracker, TrackerConfig};
 use shakmaty::{Bitboard, Board};
-use tracker_common::*;
 
 /// Black to play in a middlegame: the queen on c6 can capture the pawn on c4 (passing c5),
 /// and White's knight on d2 can take the pawn on b3.

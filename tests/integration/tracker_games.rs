@@ -6,13 +6,11 @@
 //! of ../shared/data/pgn/chessjs__benchmark_lichess100.pgn (lichess database, CC0) and the
 //! Chess960 games of pgn4web__chess960wch06.pgn are replayed in place when present.
 
-mod tracker_common;
-
 use std::path::Path;
 
+use crate::tracker_common::*;
 use eboardd::tracker::{Tracker, TrackerConfig};
 use shakmaty::{CastlingMode, Chess, Move, Position};
-use tracker_common::*;
 
 /// The Opera Game, Morphy vs Duke Karl / Count Isouard, Paris 1858.
 const OPERA: &str = "1. e4 e5 2. Nf3 d6 3. d4 Bg4 4. dxe5 Bxf3 5. Qxf3 dxe5 6. Bc4 Nf6 7. Qb3 Qe7 \

@@ -1,13 +1,11 @@
 //! The tracker's repertoire, one behaviour per test, driven by explicit square changes and
 //! explicit times.
 
-mod tracker_common;
-
+use crate::tracker_common::*;
 use eboardd::event::GameEvent;
 use eboardd::time::Time;
 use eboardd::tracker::{Tracker, TrackerConfig};
 use shakmaty::{Board, Role};
-use tracker_common::*;
 
 #[test]
 fn standard_start_starts_a_game() {

@@ -6,17 +6,15 @@
 //! times), so that this test does not depend on the codec; `eboardd replay` and
 //! `eboardd bench traces` use the real one.
 
-mod tracker_common;
-
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
+use crate::tracker_common::*;
 use eboardd::event::GameEvent;
 use eboardd::sensing::SquareChange;
 use eboardd::time::Time;
 use eboardd::tracker::{Tracker, TrackerConfig};
 use shakmaty::{Board, Color, Piece, Role, Square};
-use tracker_common::*;
 
 const DATA: &str = "../../shared/data";
 
@@ -230,7 +228,7 @@ fn generated_dgt_traces_are_reconstructed_exactly() {
     assert_eq!(tally.misread, 0);
 }
 
-/// How the settle window was chosen: `cargo test --release --test tracker_samples -- --ignored`.
+/// How the settle window was chosen: `cargo test --release --test integration tracker_samples -- --ignored`.
 #[test]
 #[ignore = "a measurement"]
 fn settle_window_sweep() {
@@ -326,7 +324,7 @@ fn real_dgt_game_gives_the_57_moves() {
     assert_eq!(run.final_uci(), want, "{}", run.lines());
 }
 
-/// Throughput on one core: `cargo test --release --test tracker_samples -- --ignored`.
+/// Throughput on one core: `cargo test --release --test integration tracker_samples -- --ignored`.
 #[test]
 #[ignore = "a measurement, run in release"]
 fn throughput_on_sample_traces() {

@@ -2,13 +2,11 @@
 //! fields one after another, so a slide's last square can be reported after the opponent's
 //! lift, and a piece taken again within one scan may never be reported at all.
 
-mod tracker_common;
-
 use std::time::Duration;
 
+use crate::tracker_common::*;
 use eboardd::tracker::TrackerConfig;
 use shakmaty::Board;
-use tracker_common::*;
 
 /// A tracker told that the board's reports may be up to one DGT scan late.
 fn scanning() -> TrackerConfig {

@@ -3,8 +3,6 @@
 //! the daemon puts on the board's LEDs and clock). `eboardd watch --format uci` beside it
 //! prints one line per confirmed move.
 
-mod uci_common;
-
 use std::io::{BufRead, BufReader};
 use std::process::{Child, Command, Stdio};
 use std::sync::mpsc::{Receiver, RecvTimeoutError, channel};
@@ -17,7 +15,7 @@ use eboardd::sim::live::LiveBoard;
 use shakmaty::Chess;
 use shakmaty::uci::UciMove;
 
-use uci_common::{Gui, start_bus};
+use crate::uci_common::{Gui, start_bus};
 
 const SPEED: f64 = 4.0;
 const LIMIT: Duration = Duration::from_secs(20);

@@ -1,8 +1,6 @@
 //! `eboardd uci --device <pty>` plays whole games against a GUI, the emulated hand making the
 //! player's moves and carrying out the GUI's moves as the board shows them.
 
-mod uci_common;
-
 use std::time::{Duration, Instant};
 
 use eboardd::protocol::Protocol;
@@ -13,7 +11,7 @@ use shakmaty::san::SanPlus;
 use shakmaty::uci::UciMove;
 use shakmaty::{Color, Move, Position};
 
-use uci_common::Gui;
+use crate::uci_common::Gui;
 
 /// How much faster than real time the board and hand run.
 const SPEED: f64 = 4.0;

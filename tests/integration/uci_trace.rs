@@ -1,8 +1,6 @@
 //! A recorded board played back on a pseudo-terminal, and a GUI asking `eboardd uci` for one
 //! side's moves: every `bestmove` is the move of the recording.
 
-mod uci_common;
-
 use std::path::Path;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -11,7 +9,7 @@ use std::time::Duration;
 use eboardd::playback::{TraceBoard, pty};
 use eboardd::trace::read_trace_file;
 
-use uci_common::Gui;
+use crate::uci_common::Gui;
 
 /// What a GUI gone wrong sends between its commands: unknown commands, commands cut short
 /// or with bad arguments, moves that are not legal, bytes that are not UTF-8, control

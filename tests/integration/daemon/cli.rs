@@ -8,8 +8,8 @@ use std::time::{Duration, Instant};
 
 use eboardd::dbus::board_path;
 
-use crate::pty_board::PtyBoard;
-use crate::support::*;
+use crate::daemon::pty_board::PtyBoard;
+use crate::daemon::support::*;
 
 /// Kills the child if the test fails before it is stopped.
 struct Guard(Child);

@@ -17,8 +17,8 @@ use eboardd::sim::{Game, Hand, HandOptions, Performance, games};
 use shakmaty::Square;
 use zbus::Message;
 
-use crate::emulated::EmulatedPty;
-use crate::support::*;
+use crate::daemon::emulated::EmulatedPty;
+use crate::daemon::support::*;
 
 /// How many times faster than real time the hand plays.
 pub const SPEED: f64 = 12.0;

@@ -12,11 +12,11 @@ use eboardd::sim::device::BoardOptions;
 use eboardd::sim::{HandOptions, Performance};
 use eboardd::time::Time;
 
-use crate::emulated::EmulatedPty;
-use crate::emulated_game::{
+use crate::daemon::emulated::EmulatedPty;
+use crate::daemon::emulated_game::{
     Followed, SPEED, game_limit, is_event, is_move, opera, play, real_daemon, truth_sans,
 };
-use crate::support::*;
+use crate::daemon::support::*;
 
 /// When the board comes back after ply `ply`, played while it was away, ended: 500 ms
 /// later, or halfway to the next move if that starts sooner (the board comes back to a

@@ -12,12 +12,12 @@ use eboardd::time::Time;
 use std::time::Duration;
 use zbus::Message;
 
-use crate::emulated::EmulatedPty;
-use crate::emulated_game::{
+use crate::daemon::emulated::EmulatedPty;
+use crate::daemon::emulated_game::{
     Followed, SPEED, contains, count, find, game_limit_at, is_event, is_move, opera, play,
     real_daemon, truth_sans,
 };
-use crate::support::*;
+use crate::daemon::support::*;
 
 /// `len` bytes of line noise that can never make a message of `protocol`: 7-bit bytes (and
 /// for DGT bytes with bit 7 set that start no message), drawn from `seed`. A ChessLink

@@ -6,10 +6,10 @@
 use eboardd::dbus::{BUS_NAME, board_path};
 use futures_util::StreamExt;
 
-use crate::bus_relay::BusRelay;
-use crate::game::wait_for_ply;
-use crate::pty_board::PtyBoard;
-use crate::support::*;
+use crate::daemon::bus_relay::BusRelay;
+use crate::daemon::game::wait_for_ply;
+use crate::daemon::pty_board::PtyBoard;
+use crate::daemon::support::*;
 
 const START: &str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR";
 

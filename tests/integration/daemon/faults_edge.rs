@@ -14,9 +14,11 @@ use eboardd::sim::HandOptions;
 use eboardd::sim::device::BoardOptions;
 use zbus::Message;
 
-use crate::emulated::EmulatedPty;
-use crate::emulated_game::{Followed, SPEED, game_limit_at, is_event, opera, play, truth_sans};
-use crate::support::*;
+use crate::daemon::emulated::EmulatedPty;
+use crate::daemon::emulated_game::{
+    Followed, SPEED, game_limit_at, is_event, opera, play, truth_sans,
+};
+use crate::daemon::support::*;
 
 /// A DGT message with id `id` and `data`, its length header right (a length the decoder
 /// refuses is refused, bytes and all).

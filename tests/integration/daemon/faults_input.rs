@@ -34,10 +34,13 @@ const MEASURE_STDERR: &str = "EBOARDD_MEASURE_STDERR";
 fn run(args: &[&str], stdin: Option<Feed<'_>>) -> Ran {
     let dir = tempfile::tempdir().expect("tempdir");
     let err_path = dir.path().join("stderr");
+    // The helper's test name: this module's path without the crate's name.
+    let module = module_path!().split_once("::").map_or("", |(_, rest)| rest);
+    let helper_name = format!("{module}::measuring_helper");
     let mut helper = Command::new(std::env::current_exe().expect("the test binary"))
         .args([
             "--exact",
-            "faults_input::measuring_helper",
+            helper_name.as_str(),
             "--nocapture",
             "--test-threads",
             "1",

@@ -10,9 +10,9 @@ use std::path::Path;
 
 use eboardd::dbus::board_path;
 
-use crate::game::wait_for_ply;
-use crate::pty_board::PtyBoard;
-use crate::support::*;
+use crate::daemon::game::wait_for_ply;
+use crate::daemon::pty_board::PtyBoard;
+use crate::daemon::support::*;
 
 const START: &str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR";
 

@@ -12,12 +12,12 @@ use eboardd::sim::HandOptions;
 use eboardd::sim::device::BoardOptions;
 use futures_util::StreamExt;
 
-use crate::emulated::EmulatedPty;
-use crate::emulated_game::{
+use crate::daemon::emulated::EmulatedPty;
+use crate::daemon::emulated_game::{
     SPEED, game_limit, game_limit_at, is_event, is_move, opera, play, truth_sans,
 };
-use crate::emulated_links::{pgn_sans, spawn_daemon, wait_for};
-use crate::support::*;
+use crate::daemon::emulated_links::{pgn_sans, spawn_daemon, wait_for};
+use crate::daemon::support::*;
 
 /// A process's peak resident memory, in kB.
 fn peak_kb(pid: u32) -> u64 {
@@ -174,7 +174,7 @@ struct Stage {
     address: String,
     state: std::path::PathBuf,
     link: std::path::PathBuf,
-    played: crate::emulated_game::Played,
+    played: crate::daemon::emulated_game::Played,
 }
 
 fn stage() -> Stage {
@@ -303,7 +303,7 @@ async fn a_client_flooding_the_daemon_with_calls_neither_stops_the_game_nor_othe
     // The round's tags given on the command line are the game's.
     for tag in [
         "[Event \"Hall \\\"Open\\\" 2026\"]",
-        &format!("[Site \"{}\"]", crate::emulated_links::SITE),
+        &format!("[Site \"{}\"]", crate::daemon::emulated_links::SITE),
     ] {
         assert!(pgn.contains(tag), "{tag} missing: {pgn}");
     }
@@ -414,7 +414,7 @@ fn spawn_limited(
     link: &std::path::Path,
     fsize: u64,
     log: std::sync::Arc<std::sync::Mutex<String>>,
-) -> crate::emulated_links::Guard {
+) -> crate::daemon::emulated_links::Guard {
     use std::io::BufRead;
     use std::os::unix::process::CommandExt;
     let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_eboardd"));
@@ -453,7 +453,7 @@ fn spawn_limited(
             log.push('\n');
         }
     });
-    crate::emulated_links::Guard(child)
+    crate::daemon::emulated_links::Guard(child)
 }
 
 /// Lifts a running process's file size limit.

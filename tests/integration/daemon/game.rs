@@ -3,8 +3,8 @@
 use eboardd::dbus::board_path;
 use eboardd::dbus::client::BoardProxy;
 
-use crate::pty_board::PtyBoard;
-use crate::support::*;
+use crate::daemon::pty_board::PtyBoard;
+use crate::daemon::support::*;
 
 const START: &str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR";
 
@@ -364,8 +364,13 @@ async fn a_configured_device_attached_by_udev_keeps_its_settings() {
     let link = board_link(dir.path(), "board0");
     let mut board = PtyBoard::plug(&link);
     let conn = client(&address).await;
-    let seen = std::sync::Arc::new(std::sync::Mutex::new(crate::script_core::Seen::default()));
-    let mut opts = options(&dir.path().join("state"), crate::script_core::factory(seen));
+    let seen = std::sync::Arc::new(std::sync::Mutex::new(
+        crate::daemon::script_core::Seen::default(),
+    ));
+    let mut opts = options(
+        &dir.path().join("state"),
+        crate::daemon::script_core::factory(seen),
+    );
     // The configuration names the board by its link; udev attaches the node it points at.
     opts.boards = vec![scripted_board(&link)];
     let daemon = eboardd::daemon::Daemon::new(opts);

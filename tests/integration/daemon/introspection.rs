@@ -5,8 +5,8 @@ use std::path::Path;
 
 use eboardd::dbus::{BOARD_INTERFACE, BUS_NAME, MANAGER_INTERFACE, MANAGER_PATH, board_path};
 
-use crate::pty_board::PtyBoard;
-use crate::support::*;
+use crate::daemon::pty_board::PtyBoard;
+use crate::daemon::support::*;
 
 /// The `<interface name="…">…</interface>` element of `xml`, lines trimmed.
 fn interface_element(xml: &str, name: &str) -> Option<String> {
@@ -35,7 +35,7 @@ fn check(live: &str, interface: &str) {
     let path = file_for(interface);
     if std::env::var_os("EBOARDD_BLESS").is_some() {
         let doc = format!(
-            "<!DOCTYPE node PUBLIC \"-//freedesktop//DTD D-BUS Object Introspection 1.0//EN\"\n \"http://www.freedesktop.org/standards/dbus/1.0/introspect.dtd\">\n<!-- {interface}: generated from the live service by `EBOARDD_BLESS=1 cargo test --test daemon introspection`; the test compares them. -->\n<node>\n{}\n</node>\n",
+            "<!DOCTYPE node PUBLIC \"-//freedesktop//DTD D-BUS Object Introspection 1.0//EN\"\n \"http://www.freedesktop.org/standards/dbus/1.0/introspect.dtd\">\n<!-- {interface}: generated from the live service by `EBOARDD_BLESS=1 cargo test --test integration daemon::introspection`; the test compares them. -->\n<node>\n{}\n</node>\n",
             indent(&live)
         );
         std::fs::write(&path, doc).expect("write the interface file");

@@ -5,9 +5,9 @@ use eboardd::daemon::config::{BoardConfig, ProtocolChoice};
 use eboardd::daemon::core::pipeline_factory;
 use eboardd::dbus::{self, Bus, board_path};
 
-use crate::game::wait_for_ply;
-use crate::pty_board::PtyBoard;
-use crate::support::*;
+use crate::daemon::game::wait_for_ply;
+use crate::daemon::pty_board::PtyBoard;
+use crate::daemon::support::*;
 
 const START: &str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR";
 
@@ -151,8 +151,13 @@ async fn with_a_record_directory_every_board_s_traffic_is_written_as_a_trace() {
     let dir = tempfile::tempdir().expect("tempdir");
     let link = board_link(dir.path(), "board0");
     let mut board = PtyBoard::plug(&link);
-    let seen = std::sync::Arc::new(std::sync::Mutex::new(crate::script_core::Seen::default()));
-    let mut opts = options(&dir.path().join("state"), crate::script_core::factory(seen));
+    let seen = std::sync::Arc::new(std::sync::Mutex::new(
+        crate::daemon::script_core::Seen::default(),
+    ));
+    let mut opts = options(
+        &dir.path().join("state"),
+        crate::daemon::script_core::factory(seen),
+    );
     let traces = dir.path().join("traces");
     opts.record_dir = Some(traces.clone());
     let daemon = Daemon::new(opts);

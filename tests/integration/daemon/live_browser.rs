@@ -27,7 +27,7 @@ use serde_json::{Value, json};
 use tokio::io::AsyncBufReadExt;
 use tokio_tungstenite::tungstenite::Message;
 
-use crate::support::{LIMIT, Signals, client, options, start_bus};
+use crate::daemon::support::{LIMIT, Signals, client, options, start_bus};
 
 /// The browser's program, if there is one.
 fn chromium() -> Option<PathBuf> {

@@ -21,7 +21,7 @@ use serde_json::Value;
 use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
 use tokio::net::TcpStream;
 
-use crate::support::{LIMIT, options};
+use crate::daemon::support::{LIMIT, options};
 
 /// The relay with the page, for `daemon`, on a loopback port.
 async fn serve_page(

@@ -20,9 +20,9 @@ use tokio::net::TcpStream;
 use tokio_tungstenite::WebSocketStream;
 use tokio_tungstenite::tungstenite::Message;
 
-use crate::emulated::EmulatedPty;
-use crate::emulated_game::{SPEED, game_limit, opera, play, truth_sans};
-use crate::support::*;
+use crate::daemon::emulated::EmulatedPty;
+use crate::daemon::emulated_game::{SPEED, game_limit, opera, play, truth_sans};
+use crate::daemon::support::*;
 
 /// A set-up position (not reachable from the start in a few moves) and a game from it.
 const SET_UP: &str = "4k3/pp6/8/3p4/4P3/8/PP6/4K3 w - - 0 1";

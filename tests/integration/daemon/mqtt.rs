@@ -21,11 +21,11 @@ use eboardd::sim::device::BoardOptions;
 use eboardd::web::{Connections, WebOptions};
 use rumqttc::{AsyncClient, Event, MqttOptions, Packet, QoS};
 
-use crate::emulated::EmulatedPty;
-use crate::emulated_game::{game_limit_at, opera, play, truth_sans};
-use crate::emulated_links::pgn_sans;
-use crate::mqtt_broker::Broker;
-use crate::support::*;
+use crate::daemon::emulated::EmulatedPty;
+use crate::daemon::emulated_game::{game_limit_at, opera, play, truth_sans};
+use crate::daemon::emulated_links::pgn_sans;
+use crate::daemon::mqtt_broker::Broker;
+use crate::daemon::support::*;
 
 /// How many times faster than real time the hall's hands play (slower than the D-Bus
 /// tests: many boards share the machine here).

@@ -9,9 +9,9 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::watch;
 
-use crate::mqtt::{Host, check_relay, map_of, moves_of, start_relay, wait_for_text};
-use crate::mqtt_broker::Broker;
-use crate::support::*;
+use crate::daemon::mqtt::{Host, check_relay, map_of, moves_of, start_relay, wait_for_text};
+use crate::daemon::mqtt_broker::Broker;
+use crate::daemon::support::*;
 
 /// A TCP proxy to a port of 127.0.0.1 that can be cut.
 pub struct CutProxy {

@@ -16,9 +16,9 @@ use eboardd::time::Time;
 use rumqttc::{AsyncClient, MqttOptions, QoS};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
-use crate::emulated_links::Guard;
-use crate::mqtt_broker::Broker;
-use crate::support::*;
+use crate::daemon::emulated_links::Guard;
+use crate::daemon::mqtt_broker::Broker;
+use crate::daemon::support::*;
 
 /// The hall's boards: more than one lichess round holds.
 const BOARDS: u32 = 70;

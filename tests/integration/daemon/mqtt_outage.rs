@@ -18,13 +18,13 @@ use eboardd::sim::HandOptions;
 use eboardd::sim::device::BoardOptions;
 use rumqttc::{AsyncClient, Event, MqttOptions, Packet, QoS};
 
-use crate::emulated::EmulatedPty;
-use crate::emulated_game::{game_limit_at, opera, play, truth_sans};
-use crate::emulated_links::{Guard, spawn_daemon_with};
-use crate::mqtt::{moves_of, start_relay, try_wait_for_text, wait_for_text};
-use crate::mqtt_broker::Broker;
-use crate::mqtt_cut::CutProxy;
-use crate::support::*;
+use crate::daemon::emulated::EmulatedPty;
+use crate::daemon::emulated_game::{game_limit_at, opera, play, truth_sans};
+use crate::daemon::emulated_links::{Guard, spawn_daemon_with};
+use crate::daemon::mqtt::{moves_of, start_relay, try_wait_for_text, wait_for_text};
+use crate::daemon::mqtt_broker::Broker;
+use crate::daemon::mqtt_cut::CutProxy;
+use crate::daemon::support::*;
 
 /// Every event heard on a topic filter, by position (a duplicate lands on its original).
 type Heard = Arc<Mutex<BTreeMap<Position, EventMessage>>>;

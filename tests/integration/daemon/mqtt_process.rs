@@ -10,12 +10,12 @@ use eboardd::protocol::Protocol;
 use eboardd::sim::HandOptions;
 use eboardd::sim::device::BoardOptions;
 
-use crate::emulated::EmulatedPty;
-use crate::emulated_game::{game_limit_at, opera, play, truth_sans};
-use crate::emulated_links::{Guard, spawn_daemon_with};
-use crate::mqtt::{moves_of, start_relay, try_wait_for_text, wait_for_text};
-use crate::mqtt_broker::Broker;
-use crate::support::*;
+use crate::daemon::emulated::EmulatedPty;
+use crate::daemon::emulated_game::{game_limit_at, opera, play, truth_sans};
+use crate::daemon::emulated_links::{Guard, spawn_daemon_with};
+use crate::daemon::mqtt::{moves_of, start_relay, try_wait_for_text, wait_for_text};
+use crate::daemon::mqtt_broker::Broker;
+use crate::daemon::support::*;
 
 /// Starts `eboardd run --mqtt` on `link`, publishing as `name`; its log goes to `log`.
 fn spawn_host(
@@ -127,9 +127,11 @@ async fn watch_over_mqtt_prints_every_move_of_every_host_once() {
     // Subscribed before the game: its connection shows on the broker's port.
     tokio::time::sleep(Duration::from_millis(500)).await;
     let started = Instant::now();
-    let host = crate::mqtt::Host::start(dir.path(), &broker, "hall-w", 1, 11).await;
+    let host = crate::daemon::mqtt::Host::start(dir.path(), &broker, "hall-w", 1, 11).await;
     let played_out = started
-        + Duration::from_secs_f64(host.ends[0].as_ms_f64() / 1000.0 / crate::mqtt::HALL_SPEED);
+        + Duration::from_secs_f64(
+            host.ends[0].as_ms_f64() / 1000.0 / crate::daemon::mqtt::HALL_SPEED,
+        );
     let deadline = played_out + LIMIT;
     let handle = host.daemon.board(0).await.expect("board");
     loop {

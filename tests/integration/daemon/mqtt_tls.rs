@@ -16,12 +16,12 @@ use eboardd::sim::device::BoardOptions;
 use rcgen::{BasicConstraints, CertificateParams, DnType, IsCa, Issuer, KeyPair, SanType};
 use rumqttc::{AsyncClient, Event, MqttOptions, Packet};
 
-use crate::emulated::EmulatedPty;
-use crate::emulated_game::{game_limit_at, opera, play, truth_sans};
-use crate::emulated_links::spawn_daemon_with;
-use crate::mqtt::{moves_of, start_relay_with, try_wait_for_text};
-use crate::mqtt_broker::Broker;
-use crate::support::*;
+use crate::daemon::emulated::EmulatedPty;
+use crate::daemon::emulated_game::{game_limit_at, opera, play, truth_sans};
+use crate::daemon::emulated_links::spawn_daemon_with;
+use crate::daemon::mqtt::{moves_of, start_relay_with, try_wait_for_text};
+use crate::daemon::mqtt_broker::Broker;
+use crate::daemon::support::*;
 
 /// Writes a certificate authority (`ca.pem`) and a certificate it signed for 127.0.0.1 and
 /// localhost (`server.pem`, key `server.key`) under `dir`.

@@ -8,9 +8,9 @@ use eboardd::relay::files::{PgnDir, spawn_pgn_dir};
 use eboardd::relay::http::RelayState;
 use eboardd::relay::pgn::PgnTags;
 
-use crate::pty_board::PtyBoard;
-use crate::script_core;
-use crate::support::*;
+use crate::daemon::pty_board::PtyBoard;
+use crate::daemon::script_core;
+use crate::daemon::support::*;
 
 const START: &str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR";
 
@@ -337,8 +337,8 @@ async fn a_round_of_four_emulated_boards_is_four_correct_games_in_board_order() 
     use eboardd::sim::HandOptions;
     use eboardd::sim::device::BoardOptions;
 
-    use crate::emulated::EmulatedPty;
-    use crate::emulated_game::{SPEED, play};
+    use crate::daemon::emulated::EmulatedPty;
+    use crate::daemon::emulated_game::{SPEED, play};
 
     let games = eboardd::sim::pgn::parse_games(
         "[Event \"a\"]\n\n1. e4 e5 2. Nf3 Nc6 3. Bb5 a6 4. Ba4 Nf6 5. O-O Be7 *\n\n\

@@ -7,9 +7,9 @@ use std::time::Duration;
 use eboardd::dbus::board_path;
 use eboardd::dbus::client::BoardProxy;
 
-use crate::game::wait_for_ply;
-use crate::pty_board::PtyBoard;
-use crate::support::*;
+use crate::daemon::game::wait_for_ply;
+use crate::daemon::pty_board::PtyBoard;
+use crate::daemon::support::*;
 
 /// A DGT board on a pty: answers every board request (0x42) with its position.
 struct DgtBoard {

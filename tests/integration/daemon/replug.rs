@@ -13,11 +13,13 @@ use eboardd::sim::device::BoardOptions;
 use eboardd::sim::{HandOptions, Performance, games};
 use eboardd::time::Time;
 
-use crate::emulated::EmulatedPty;
-use crate::emulated_game::{SPEED, game_limit, is_move, opera, play, real_daemon, truth_sans};
-use crate::emulated_links::pgn_sans;
-use crate::faults_process::journalled_plies;
-use crate::support::*;
+use crate::daemon::emulated::EmulatedPty;
+use crate::daemon::emulated_game::{
+    SPEED, game_limit, is_move, opera, play, real_daemon, truth_sans,
+};
+use crate::daemon::emulated_links::pgn_sans;
+use crate::daemon::faults_process::journalled_plies;
+use crate::daemon::support::*;
 
 /// A moment after ply `ply` ended and before the next one starts, in the hand's time.
 fn after(perf: &Performance, ply: usize) -> Time {

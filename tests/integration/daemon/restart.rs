@@ -3,9 +3,9 @@
 use eboardd::dbus::board_path;
 use eboardd::event::GameEvent;
 
-use crate::game::wait_for_ply;
-use crate::pty_board::PtyBoard;
-use crate::support::*;
+use crate::daemon::game::wait_for_ply;
+use crate::daemon::pty_board::PtyBoard;
+use crate::daemon::support::*;
 
 const START: &str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR";
 

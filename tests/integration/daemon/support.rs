@@ -15,7 +15,7 @@ use futures_util::StreamExt;
 use tokio::sync::mpsc;
 use zbus::{Connection, MatchRule, Message, MessageStream};
 
-use crate::script_core::{self, Seen};
+use crate::daemon::script_core::{self, Seen};
 
 /// How long any one thing may take before a test fails.
 pub const LIMIT: Duration = Duration::from_secs(10);

@@ -17,8 +17,8 @@ use shakmaty::fen::Fen;
 use shakmaty::san::San;
 use shakmaty::{CastlingMode, Chess, EnPassantMode, Position};
 
-use crate::emulated_game::{Followed, real_daemon};
-use crate::support::*;
+use crate::daemon::emulated_game::{Followed, real_daemon};
+use crate::daemon::support::*;
 
 /// How many times faster than recorded the trace is played. The daemon's tracker runs on
 /// wall time: much faster play than this makes its settle window span several plies.
@@ -100,7 +100,7 @@ async fn a_generated_dgt_trace_played_back_on_a_pty_gives_every_move_signal_and_
     let limit = Duration::from_secs_f64(recorded / SPEED) + LIMIT;
     let last = sans.len() as u32;
     let seen = signals
-        .until(limit, |m| crate::emulated_game::is_move(m, last))
+        .until(limit, |m| crate::daemon::emulated_game::is_move(m, last))
         .await;
     let followed = Followed::from(&seen);
     assert_eq!(followed.count("Move"), sans.len(), "one Move per move");

@@ -12,7 +12,7 @@ use eboardd::web::{Connections, WebOptions};
 use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
 use tokio::net::TcpStream;
 
-use crate::support::LIMIT;
+use crate::daemon::support::LIMIT;
 
 const GAMES: &str = "[Event \"?\"]\n\n1. e4 *\n";
 
@@ -393,7 +393,7 @@ async fn event_streams_nobody_reads_are_closed_and_gets_go_on() {
 /// log in `log`; the child and the relay's address.
 fn run_relay(dir: &std::path::Path, nofile: u64, log: &std::path::Path) -> (Child, SocketAddr) {
     use std::os::unix::process::CommandExt;
-    let address = crate::support::start_bus(dir);
+    let address = crate::daemon::support::start_bus(dir);
     let notify_path = dir.join("notify");
     let notify = std::os::unix::net::UnixDatagram::bind(&notify_path).expect("notify socket");
     notify.set_read_timeout(Some(LIMIT)).expect("timeout");
