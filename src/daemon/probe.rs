@@ -100,10 +100,11 @@ mod tests {
     const DGT_WAIT: std::time::Duration = dgt::driver::PROBE_WAIT;
     const MILLENNIUM_WAIT: std::time::Duration = millennium::driver::PROBE_WAIT;
 
+    /// An empty board's dump, as a DGT board sends it.
     fn dump() -> Vec<u8> {
-        let mut d = vec![0x86, 0x00, 0x43];
-        d.extend([0u8; 64]);
-        d
+        crate::protocol::dgt::BoardMessage::BoardDump(Box::new([0; 64]))
+            .to_bytes()
+            .expect("a dump encodes")
     }
 
     struct Scripted {
