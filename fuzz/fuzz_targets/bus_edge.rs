@@ -11,7 +11,7 @@
 
 #![no_main]
 
-use eboardd::daemon::core::{Core, CoreSettings, PipelineCore};
+use eboardd::daemon::core::{Core, CoreSettings, BoardCore};
 use eboardd::dbus::board::assert_published_fit;
 use eboardd::protocol::Protocol;
 use eboardd::time::Time;
@@ -30,7 +30,7 @@ fuzz_target!(|data: &[u8]| {
     } else {
         Protocol::Millennium
     };
-    let mut core = PipelineCore::new(protocol, &CoreSettings::default());
+    let mut core = BoardCore::for_settings(protocol, &CoreSettings::default());
     let mut now = Time::ZERO;
     core.handle_connected(now);
     let mut from = 0;

@@ -437,7 +437,7 @@ pub async fn follow(
 /// target.
 #[doc(hidden)]
 pub fn assert_published_fit(
-    core: &mut crate::daemon::core::PipelineCore,
+    core: &mut crate::daemon::core::BoardCore,
     protocol: crate::protocol::Protocol,
 ) {
     use crate::daemon::core::Core;

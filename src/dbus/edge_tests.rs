@@ -6,7 +6,7 @@ use proptest::collection::vec;
 use proptest::prelude::*;
 
 use super::board::assert_published_fit;
-use crate::daemon::core::{Core, CoreSettings, PipelineCore};
+use crate::daemon::core::{BoardCore, Core, CoreSettings};
 use crate::protocol::Protocol;
 use crate::time::Time;
 
@@ -34,7 +34,7 @@ fn dgt_piece() -> impl Strategy<Value = Vec<u8>> {
 
 /// Feeds `pieces` to a core of `protocol` and checks every string published on the way.
 fn publishes_only_valid_strings(protocol: Protocol, pieces: &[Vec<u8>]) {
-    let mut core = PipelineCore::new(protocol, &CoreSettings::default());
+    let mut core = BoardCore::for_settings(protocol, &CoreSettings::default());
     let mut now = Time::ZERO;
     core.handle_connected(now);
     for piece in pieces {
@@ -68,7 +68,7 @@ fn a_serial_number_with_nul_and_escapes_is_published_escaped() {
         dgt_frame(0xa2, b"3.10 \x1b[2J\x07"),
     ];
     publishes_only_valid_strings(Protocol::Dgt, &pieces);
-    let mut core = PipelineCore::new(Protocol::Dgt, &CoreSettings::default());
+    let mut core = BoardCore::for_settings(Protocol::Dgt, &CoreSettings::default());
     core.handle_connected(Time::ZERO);
     core.handle_input(Time::ZERO, &pieces[0]);
     assert_eq!(core.serial().as_deref(), Some("12\\x0045"));

@@ -1,4 +1,4 @@
-//! A board on a serial port: the thin IO shell around one [`PipelineCore`], the same core
+//! A board on a serial port: the thin IO shell around one [`BoardCore`], the same core
 //! the daemon drives.
 //!
 //! [`Device`] opens the port exactly as the daemon does ([`link::open`]: exclusively, 8N1 at
@@ -18,7 +18,7 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::time::Instant;
 use tokio_serial::SerialStream;
 
-use crate::daemon::core::{CommandError, Core, CoreCommand, PipelineCore};
+use crate::daemon::core::{BoardCore, CommandError, Core, CoreCommand};
 use crate::daemon::link::{self, LinkError};
 use crate::event::TimedEvent;
 use crate::pipeline::CoreConfig;
@@ -64,7 +64,7 @@ pub struct Device {
     path: PathBuf,
     protocol: Protocol,
     port: SerialStream,
-    core: PipelineCore,
+    core: BoardCore,
     origin: Instant,
     trace: Option<TraceWriter<BufWriter<File>>>,
     buf: Vec<u8>,
@@ -82,7 +82,7 @@ impl Device {
             path: path.to_path_buf(),
             protocol,
             port,
-            core: PipelineCore::from_config(protocol, core),
+            core: BoardCore::new(protocol, core),
             origin: Instant::now(),
             trace: None,
             buf: vec![0; 4096],
@@ -94,11 +94,7 @@ impl Device {
         let file = File::create(out).map_err(DeviceError::Trace)?;
         let mut header = TraceHeader::new(self.protocol);
         header.serial = Some(self.protocol.line_settings().to_string());
-        header.laws = self
-            .core
-            .board()
-            .laws()
-            .map(|l| l.edition.name().to_string());
+        header.laws = self.core.laws().map(|l| l.edition.name().to_string());
         header.other.push(("title".to_string(), title.to_string()));
         header
             .other
@@ -118,12 +114,12 @@ impl Device {
     }
 
     /// The board's core.
-    pub fn core(&self) -> &PipelineCore {
+    pub fn core(&self) -> &BoardCore {
         &self.core
     }
 
     /// The board's core, for commands (a new game, a game to resume, a move to show).
-    pub fn core_mut(&mut self) -> &mut PipelineCore {
+    pub fn core_mut(&mut self) -> &mut BoardCore {
         &mut self.core
     }
 

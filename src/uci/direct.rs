@@ -17,7 +17,7 @@ use shakmaty::uci::UciMove;
 use super::bridge::{News, TaskChannels};
 use super::engine::{Action, Indication};
 use super::options::Settings;
-use crate::daemon::core::{CommandError, Core, CoreCommand};
+use crate::daemon::core::{CommandError, CoreCommand};
 use crate::daemon::{link, probe};
 use crate::device::{Device, DeviceError, DeviceOutput};
 use crate::event::GameEvent;
@@ -161,11 +161,11 @@ async fn open(
     let mut device =
         Device::open(&path, protocol, core_config(&state.settings)).map_err(|e| e.to_string())?;
     // A GUI waits for the move, not for the clock's times at the press.
-    device.core_mut().board_mut().send_moves_at_once();
+    device.core_mut().send_moves_at_once();
     if let Some(fen) = &state.record.start_fen {
         let moves: Vec<String> = state.record.moves.iter().map(|m| m.uci.clone()).collect();
         let now = device.now();
-        if let Err(e) = device.core_mut().board_mut().resume(now, fen, &moves) {
+        if let Err(e) = device.core_mut().resume(now, fen, &moves) {
             tracing::warn!("the game could not be taken up again: {e}");
         }
     }
@@ -264,7 +264,7 @@ async fn session(mut device: Device, state: &mut State, ch: &mut TaskChannels) -
                 }
                 Action::SetPosition(fen) => {
                     let now = device.now();
-                    if let Err(e) = device.core_mut().board_mut().new_game(now, &fen) {
+                    if let Err(e) = device.core_mut().new_game(now, &fen) {
                         let _ = ch.news.send(News::Failed(Action::SetPosition(fen), e));
                     }
                 }

@@ -5,8 +5,8 @@
 //! `uci --device`) owns the port, the clock and the journal; everything it
 //! decides about the game it asks of a [`Core`]: bytes and time in, events, bytes to send
 //! and the next wake-up out, plus [`CoreCommand`]s from users (new game, set position, show
-//! a move, resume a journalled game). [`PipelineCore`] is the production core, built on
-//! [`crate::pipeline::BoardCore`]; tests drive the task with cores of their own. This module
+//! a move, resume a journalled game). [`BoardCore`] is the production core (its link side
+//! is in [`link`]); tests drive the task with cores of their own. This module
 //! knows nothing of tokio, files or D-Bus.
 //!
 //! - handlers: [`Core::handle_connected`], [`Core::handle_input`], [`Core::handle_timeout`],
@@ -32,9 +32,10 @@ use crate::laws::{Edition, TouchMove};
 use crate::protocol::Protocol;
 use crate::time::Time;
 
-mod pipeline;
+pub(crate) mod link;
 
-pub use pipeline::{LED_GAP, PipelineCore};
+pub use crate::pipeline::BoardCore;
+pub use link::LED_GAP;
 
 /// The FEN of the standard start position.
 pub const START_FEN: &str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
@@ -212,9 +213,9 @@ impl Default for CoreSettings {
 /// Makes the core for a board once its protocol is known.
 pub type CoreFactory = Arc<dyn Fn(Protocol, &CoreSettings) -> Box<dyn Core> + Send + Sync>;
 
-/// The production core factory: a [`PipelineCore`] per board.
+/// The production core factory: a [`BoardCore`] per board.
 pub fn pipeline_factory() -> CoreFactory {
-    Arc::new(|protocol, settings| Box::new(PipelineCore::new(protocol, settings)))
+    Arc::new(|protocol, settings| Box::new(BoardCore::for_settings(protocol, settings)))
 }
 
 #[cfg(test)]

@@ -4,9 +4,9 @@
 //! The layers, one way through the house: [`protocol`] (bytes ⇄ messages), [`sensing`]
 //! (what stands on each square), [`tracker`] (lifts and placements → confirmed moves),
 //! [`laws`] (the arbiter: FIDE Article 4 by edition), then the [`event::GameEvent`] stream.
-//! [`pipeline::BoardCore`] strings them together for one board's reading, and
-//! [`board::PipelineCore`] is that board on a live link: start-up, keep-alive, LEDs and the
-//! clock through its type's [`protocol::driver`], and users' commands. Beside them: [`game`]
+//! [`pipeline::BoardCore`] strings them together for one board and, on a live link
+//! ([`board`]), talks to it: start-up, keep-alive, LEDs and the clock through its type's
+//! [`protocol::driver`], and users' commands. Beside them: [`game`]
 //! (notation, clocks, the game record), [`trace`] (the trace format), [`time`] (the core's
 //! notion of `now`) and [`text`].
 //!

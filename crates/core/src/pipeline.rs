@@ -1,17 +1,20 @@
-//! One board's sans-IO core: bytes and time in, game events out.
+//! One board's sans-IO core: bytes and time in, game events and bytes to send out.
 //!
 //! [`BoardCore`] strings the layers together for one board — the protocol decoder and the
 //! sensed board ([`crate::sensing`]), then the move tracker, then the arbiter
 //! ([`crate::laws`]) — and turns what they decide into [`TimedEvent`]s, stamping each move
-//! with its clock times ([`MoveClocks`]). Replay, the
-//! daemon, the UCI bridge, the emulator-driven demo and the benchmarks all drive this same
-//! type, so they all take the same path. Like the layers it joins, it owns no port, no
-//! clock and no task: callers hand it `now`.
+//! with its clock times ([`MoveClocks`]). On a live link it also talks to the board through
+//! its type's driver (start-up, pacing, keep-alive, LEDs, the clock: the link side in
+//! [`crate::board`], where it implements [`crate::board::Core`] for the shells). Replay,
+//! the daemon, the UCI bridge, `watch`, `record`, the demo and the benchmarks all drive
+//! this one type, so they all take the same path; replay and the benchmarks never connect
+//! it, so it sends nothing there. Like the layers it joins, it owns no port, no clock and
+//! no task: callers hand it `now`.
 //!
 //! - handlers: [`BoardCore::handle_input`], [`BoardCore::handle_timeout`],
-//!   [`BoardCore::handle_reconnected`]
-//! - polls: [`BoardCore::poll_event`], [`BoardCore::poll_sensed`], [`BoardCore::poll_link`],
-//!   [`BoardCore::poll_timeout`]
+//!   [`BoardCore::handle_reconnected`], and [`crate::board::Core`]'s connect and commands
+//! - polls: [`BoardCore::poll_event`], [`BoardCore::poll_sensed`],
+//!   [`BoardCore::poll_timeout`], and [`crate::board::Core::poll_transmit`]
 //! - getters: [`BoardCore::sensing`], [`BoardCore::laws`]
 
 use std::collections::VecDeque;
@@ -24,11 +27,12 @@ use std::time::Duration;
 /// from the running clock.
 pub const PRESS_WAIT: Duration = Duration::from_secs(10);
 
+use crate::board::link::Link;
 use crate::event::{GameEvent, TimedEvent};
 use crate::game::move_clock::MoveClocks;
 use crate::laws::{Arbiter, LawsConfig, View};
 use crate::protocol::Protocol;
-use crate::sensing::{LinkInfo, Sensed, Sensing, SensingConfig, SquareChange};
+use crate::sensing::{Sensed, Sensing, SensingConfig, SquareChange};
 use crate::time::Time;
 use crate::tracker::{Tracker, TrackerConfig};
 
@@ -115,7 +119,8 @@ pub struct BoardCore {
     reconstructor: Reconstructor,
     keep_sensed: bool,
     sensed: VecDeque<Sensed>,
-    link: VecDeque<LinkItem>,
+    /// The live link's side: the driver, the bytes to send and their pacing, the LEDs.
+    pub(crate) link: Link,
     events: VecDeque<TimedEvent>,
     arbiter: Option<Arbiter>,
     clocks: MoveClocks,
@@ -131,19 +136,6 @@ pub struct BoardCore {
 /// How many sensed items since the last whole board are kept for a game taken over; past
 /// that, the board as sensed then is handed whole instead.
 const MAX_REPLAY: usize = 1024;
-
-/// What the board said about its link, or bytes dropped to get back in step: the
-/// daemon's core watches the link with them ([`BoardCore::poll_link`]).
-#[derive(Debug, Clone, PartialEq)]
-pub enum LinkItem {
-    /// The board said something about itself or its link.
-    Info(Time, LinkInfo),
-    /// The decoder dropped bytes.
-    Skipped(Time),
-}
-
-/// How many link items are kept for a caller that never polls them.
-const MAX_LINK_ITEMS: usize = 64;
 
 impl BoardCore {
     /// A core for a board speaking `protocol`.
@@ -180,7 +172,7 @@ impl BoardCore {
             reconstructor,
             keep_sensed: config.keep_sensed,
             sensed: VecDeque::new(),
-            link: VecDeque::new(),
+            link: Link::new(protocol),
             events: VecDeque::new(),
             arbiter,
             clocks: MoveClocks::default(),
@@ -217,7 +209,8 @@ impl BoardCore {
 
     /// Handles bytes read from the board at `now`.
     pub fn handle_input(&mut self, now: Time, bytes: &[u8]) {
-        self.handle_timeout(now);
+        self.link.heard(now);
+        self.fire_timers(now);
         self.sensing.handle_input(now, bytes);
         while let Some(item) = self.sensing.poll() {
             self.route(&item);
@@ -231,7 +224,7 @@ impl BoardCore {
     /// The board stands `orientation` round from now on (a user's command): the sensed board
     /// is read again that way and the tracker sees it whole.
     pub fn set_orientation(&mut self, now: Time, orientation: crate::event::Orientation) {
-        self.handle_timeout(now);
+        self.fire_timers(now);
         self.sensing.set_orientation(now, orientation);
         while let Some(item) = self.sensing.poll() {
             self.route(&item);
@@ -250,6 +243,13 @@ impl BoardCore {
 
     /// Lets timers due at or before `now` fire.
     pub fn handle_timeout(&mut self, now: Time) {
+        self.fire_timers(now);
+        self.link.handle_timeout(now);
+    }
+
+    /// Lets the reading's timers (tracker, arbiter, a move held for its clock press) due
+    /// at or before `now` fire.
+    fn fire_timers(&mut self, now: Time) {
         if self.held.as_ref().is_some_and(|(_, due)| *due <= now) {
             self.release();
         }
@@ -288,10 +288,10 @@ impl BoardCore {
             }
             Reconstructor::Matcher(m) => m.poll_timeout(),
         };
-        match (own, held) {
-            (Some(a), Some(b)) => Some(a.min(b)),
-            (a, b) => a.or(b),
-        }
+        [own, held, self.link.poll_timeout()]
+            .into_iter()
+            .flatten()
+            .min()
     }
 
     fn collect(&mut self, now: Time) {
@@ -406,7 +406,7 @@ impl BoardCore {
             }
             self.collect(sensed_time(item));
         }
-        self.handle_timeout(now);
+        self.fire_timers(now);
         self.collect(now);
         Ok(())
     }
@@ -416,27 +416,16 @@ impl BoardCore {
         self.events.pop_front()
     }
 
-    /// The next thing the board said about its link (the last few are kept).
-    pub fn poll_link(&mut self) -> Option<LinkItem> {
-        self.link.pop_front()
-    }
-
     /// The next sensed item (only with [`CoreConfig::keep_sensed`]).
     pub fn poll_sensed(&mut self) -> Option<Sensed> {
         self.sensed.pop_front()
     }
 
     fn route(&mut self, item: &Sensed) {
-        let link = match item {
-            Sensed::Link { t, info } => Some(LinkItem::Info(*t, info.clone())),
-            Sensed::Skipped { t, .. } => Some(LinkItem::Skipped(*t)),
-            _ => None,
-        };
-        if let Some(link) = link {
-            if self.link.len() >= MAX_LINK_ITEMS {
-                self.link.pop_front();
-            }
-            self.link.push_back(link);
+        match item {
+            Sensed::Link { t, info } => self.link.link_info(*t, info.clone()),
+            Sensed::Skipped { t, .. } => self.link.skipped(*t),
+            _ => {}
         }
         if let Reconstructor::Tracker(tracker) = &mut self.reconstructor {
             match item {

@@ -1,12 +1,13 @@
-//! The production core: [`BoardCore`] (codec, sensed board, tracker) plus what a board on a
-//! live link needs, from the board type's [`Driver`]: its start-up and pacing, keep-alive,
-//! identity, clock and LEDs. The core itself is the same for every board type: it keeps
-//! the queue of bytes to send and paces it as the driver says, limits how often the LEDs
-//! change ([`LED_GAP`]), and takes commands from the board's task.
+//! The live link's side of the board core: what a board on a port needs beyond reading
+//! it, from the board type's [`Driver`]: its start-up and pacing, keep-alive, identity,
+//! clock and LEDs. [`Link`] is the same for every board type: it keeps the queue of bytes
+//! to send and paces it as the driver says, limits how often the LEDs change
+//! ([`LED_GAP`]), and carries out [`CoreCommand`]s; [`BoardCore`] holds one and
+//! implements [`Core`] with it.
 //!
 //! LED commands go only to boards the driver knows to have LEDs (every Millennium board; a
 //! DGT board once it said it is a Revelation II). Elsewhere a shown move goes on the clock
-//! only, and setting LEDs is refused.
+//! only, and setting LEDs is refused with the driver's reason.
 
 use std::collections::VecDeque;
 use std::time::Duration;
@@ -16,9 +17,10 @@ use shakmaty::uci::UciMove;
 use crate::event::{Orientation, TimedEvent};
 use crate::game::record::GameRecord;
 use crate::laws::LawsConfig;
-use crate::pipeline::{BoardCore, CoreConfig, LinkItem, Reconstruction};
+use crate::pipeline::{BoardCore, CoreConfig, Reconstruction};
 use crate::protocol::Protocol;
 use crate::protocol::driver::{Driver, DriverError};
+use crate::protocol::link::LinkInfo;
 use crate::protocol::pace::Pacer;
 use crate::sensing::SensingConfig;
 use crate::time::Time;
@@ -31,12 +33,10 @@ use super::{CommandError, Core, CoreCommand, CoreSettings};
 /// can carry must not hold up the board's own reports.
 pub const LED_GAP: Duration = Duration::from_millis(50);
 
-/// The production core (see the module documentation). New games, set positions and
-/// journalled games to resume go into the tracker.
+/// The link side of one board's core (see the module documentation).
 #[derive(Debug)]
-pub struct PipelineCore {
+pub(crate) struct Link {
     driver: Box<dyn Driver>,
-    core: BoardCore,
     transmit: VecDeque<Vec<u8>>,
     /// When the LEDs were last changed, and the latest change waiting for [`LED_GAP`].
     leds_sent: Option<Time>,
@@ -45,21 +45,87 @@ pub struct PipelineCore {
     pacer: Pacer,
     /// The latest time the core was given.
     now: Time,
+    /// Whether a link was ever opened: until then (replay, the benchmarks) what the driver
+    /// would send is dropped, so nothing piles up for a shell that never sends.
+    connected: bool,
 }
 
-impl PipelineCore {
+impl Link {
+    /// The link side for a board speaking `protocol`, not yet connected.
+    pub(crate) fn new(protocol: Protocol) -> Link {
+        let driver = protocol.driver();
+        Link {
+            pacer: driver.pacer(),
+            driver,
+            transmit: VecDeque::new(),
+            leds_sent: None,
+            leds_due: None,
+            now: Time::ZERO,
+            connected: false,
+        }
+    }
+
     /// Takes the time of a handler call.
     fn tick(&mut self, now: Time) {
         self.now = self.now.max(now);
     }
 
+    /// Bytes came from the board at `now`.
+    pub(crate) fn heard(&mut self, now: Time) {
+        self.tick(now);
+        self.driver.heard(now);
+    }
+
+    /// The board said something about itself or its link.
+    pub(crate) fn link_info(&mut self, t: Time, info: LinkInfo) {
+        let queued = self.transmit.len();
+        self.driver.link_info(t, info, &mut self.transmit);
+        self.drop_unless_connected(queued);
+    }
+
+    /// Drops what was queued after the first `queued` commands when no link was opened.
+    fn drop_unless_connected(&mut self, queued: usize) {
+        if !self.connected {
+            self.transmit.truncate(queued);
+        }
+    }
+
+    /// The decoder dropped bytes.
+    pub(crate) fn skipped(&mut self, t: Time) {
+        self.driver.skipped(t);
+    }
+
+    /// Lets the link's timers due at or before `now` fire.
+    pub(crate) fn handle_timeout(&mut self, now: Time) {
+        self.tick(now);
+        self.send_due_leds(now);
+        let queued = self.transmit.len();
+        self.driver.handle_timeout(now, &mut self.transmit);
+        self.drop_unless_connected(queued);
+    }
+
+    /// When the link's next timer is due.
+    pub(crate) fn poll_timeout(&self) -> Option<Time> {
+        [
+            self.leds_due
+                .as_ref()
+                .and(self.leds_sent)
+                .map(|sent| sent + LED_GAP),
+            self.driver.poll_timeout(),
+            self.pacing_due().filter(|_| self.has_queued()),
+        ]
+        .into_iter()
+        .flatten()
+        .min()
+    }
+
     /// Whether a command waits to be sent (for its pacing, or for the shell to poll it).
-    pub fn has_queued(&self) -> bool {
+    fn has_queued(&self) -> bool {
         !self.transmit.is_empty() || self.driver.has_queued()
     }
 
     /// When the next paced command may go, while that is still to come.
-    pub fn pacing_due(&self) -> Option<Time> {
+    fn pacing_due(&self) -> Option<Time> {
         self.pacer.due().filter(|due| *due > self.now)
     }
 
@@ -80,8 +146,32 @@ impl PipelineCore {
         }
     }
 
-    /// A core for a board speaking `protocol`.
-    pub fn new(protocol: Protocol, settings: &CoreSettings) -> Self {
+    fn connected(&mut self, now: Time) {
+        self.tick(now);
+        self.connected = true;
+        // What was waiting for the old link is not sent on the new one: it starts afresh.
+        self.transmit.clear();
+        self.pacer.opened(now);
+        // The board on the port may be another one now: it says again who it is.
+        self.driver.connected(now, &mut self.transmit);
+    }
+
+    fn poll_transmit(&mut self) -> Option<Vec<u8>> {
+        if !self.pacer.ready(self.now) {
+            return None;
+        }
+        let next = self
+            .transmit
+            .pop_front()
+            .or_else(|| self.driver.poll_transmit())?;
+        self.pacer.sent(self.now);
+        Some(next)
+    }
+}
+
+impl BoardCore {
+    /// A core for a board speaking `protocol`, set up by the daemon's settings for it.
+    pub fn for_settings(protocol: Protocol, settings: &CoreSettings) -> Self {
         let tracker = TrackerConfig {
             settle: settings.settle,
             slide_rests: settings.slide_rests,
@@ -98,87 +188,43 @@ impl PipelineCore {
             tracker,
             laws: laws_config(settings),
         };
-        Self::from_config(protocol, config)
+        BoardCore::new(protocol, config)
     }
 
-    /// A core for a board speaking `protocol`, its reading set up by `config` (the shells
-    /// of `watch`, `record`, `demo` and `uci --device`, which set more than the daemon's
-    /// settings do).
-    pub fn from_config(protocol: Protocol, config: CoreConfig) -> Self {
-        let driver = protocol.driver();
-        PipelineCore {
-            pacer: driver.pacer(),
-            driver,
-            core: BoardCore::new(protocol, config),
-            transmit: VecDeque::new(),
-            leds_sent: None,
-            leds_due: None,
-            now: Time::ZERO,
-        }
+    /// Whether a command waits to be sent (for its pacing, or for the shell to poll it).
+    pub fn has_queued(&self) -> bool {
+        self.link.has_queued()
     }
 
-    /// The reading core inside: sensing, tracker and arbiter.
-    pub fn board(&self) -> &BoardCore {
-        &self.core
-    }
-
-    /// The reading core inside, for what the game needs of it (a game resumed, a new game
-    /// from a FEN, moves sent at once).
-    pub fn board_mut(&mut self) -> &mut BoardCore {
-        &mut self.core
-    }
-
-    /// The next sensed item kept for the shell (with [`CoreConfig::keep_sensed`]).
-    pub fn poll_sensed(&mut self) -> Option<crate::sensing::Sensed> {
-        self.core.poll_sensed()
+    /// When the next paced command may go, while that is still to come.
+    pub fn pacing_due(&self) -> Option<Time> {
+        self.link.pacing_due()
     }
 
     /// Which way round the board stands now (normal until the board said otherwise).
     fn orientation_now(&self) -> Orientation {
-        self.core.sensing().orientation()
-    }
-
-    /// Takes in what the board said about its link.
-    fn take_link_items(&mut self) {
-        while let Some(item) = self.core.poll_link() {
-            match item {
-                LinkItem::Info(t, info) => self.driver.link_info(t, info, &mut self.transmit),
-                LinkItem::Skipped(t) => self.driver.skipped(t),
-            }
-        }
+        self.sensing().orientation()
     }
 }
 
-impl Core for PipelineCore {
+impl Core for BoardCore {
     fn handle_connected(&mut self, now: Time) {
-        self.tick(now);
-        // What was waiting for the old link is not sent on the new one: it starts afresh.
-        self.transmit.clear();
-        self.pacer.opened(now);
-        self.core.handle_reconnected();
-        // The board on the port may be another one now: it says again who it is.
-        self.driver.connected(now, &mut self.transmit);
+        self.link.connected(now);
+        self.handle_reconnected();
     }
 
     fn handle_input(&mut self, now: Time, bytes: &[u8]) {
-        self.tick(now);
-        self.driver.heard(now);
-        self.core.handle_input(now, bytes);
-        self.take_link_items();
+        BoardCore::handle_input(self, now, bytes);
     }
 
     fn handle_timeout(&mut self, now: Time) {
-        self.tick(now);
-        self.core.handle_timeout(now);
-        self.send_due_leds(now);
-        self.driver.handle_timeout(now, &mut self.transmit);
+        BoardCore::handle_timeout(self, now);
     }
 
     fn handle_command(&mut self, now: Time, command: CoreCommand) -> Result<(), CommandError> {
-        self.tick(now);
+        self.link.tick(now);
         match command {
             CoreCommand::NewGame(setup) | CoreCommand::SetPosition(setup) => self
-                .core
                 .new_game(now, &setup.fen)
                 .map_err(CommandError::Rejected),
             CoreCommand::Resume(events) => {
@@ -192,96 +238,79 @@ impl Core for PipelineCore {
                     ));
                 };
                 let moves: Vec<String> = record.moves.iter().map(|m| m.uci.clone()).collect();
-                self.core
-                    .resume(now, &fen, &moves)
+                self.resume(now, &fen, &moves)
                     .map_err(CommandError::Rejected)
             }
             CoreCommand::ShowMove { uci, san } => {
                 let UciMove::Normal { from, to, .. } = uci else {
                     return Err(CommandError::Rejected(format!("{uci} moves no piece")));
                 };
-                if self.driver.has_leds() {
+                if self.link.driver.has_leds() {
                     let orientation = self.orientation_now();
-                    let messages = self.driver.show_move_leds(orientation, from, to);
-                    self.set_leds(now, messages);
+                    let messages = self.link.driver.show_move_leds(orientation, from, to);
+                    self.link.set_leds(now, messages);
                 }
                 // The move on the clock too, when there is one.
                 let text = if san.is_empty() { uci.to_string() } else { san };
-                self.driver.show_move_on_clock(now, &text);
+                self.link.driver.show_move_on_clock(now, &text);
                 Ok(())
             }
             CoreCommand::SetLeds(squares) => {
                 let orientation = self.orientation_now();
                 let messages = self
+                    .link
                     .driver
                     .light_leds(orientation, &squares)
                     .map_err(refused)?;
-                self.set_leds(now, messages);
+                self.link.set_leds(now, messages);
                 Ok(())
             }
-            CoreCommand::ClockText(text) => self.driver.clock_text(now, &text).map_err(refused),
+            CoreCommand::ClockText(text) => {
+                self.link.driver.clock_text(now, &text).map_err(refused)
+            }
             CoreCommand::SetOrientation(orientation) => {
-                self.core.set_orientation(now, orientation);
+                self.set_orientation(now, orientation);
                 Ok(())
             }
         }
     }
 
     fn poll_event(&mut self) -> Option<TimedEvent> {
-        self.core.poll_event()
+        BoardCore::poll_event(self)
     }
 
     fn poll_transmit(&mut self) -> Option<Vec<u8>> {
-        if !self.pacer.ready(self.now) {
-            return None;
-        }
-        let next = self
-            .transmit
-            .pop_front()
-            .or_else(|| self.driver.poll_transmit())?;
-        self.pacer.sent(self.now);
-        Some(next)
+        self.link.poll_transmit()
     }
 
     fn poll_timeout(&self) -> Option<Time> {
-        [
-            self.core.poll_timeout(),
-            self.leds_due
-                .as_ref()
-                .and(self.leds_sent)
-                .map(|sent| sent + LED_GAP),
-            self.driver.poll_timeout(),
-            self.pacing_due().filter(|_| self.has_queued()),
-        ]
-        .into_iter()
-        .flatten()
-        .min()
+        BoardCore::poll_timeout(self)
     }
 
     fn placement(&self) -> Option<String> {
-        let sensing = self.core.sensing();
+        let sensing = self.sensing();
         sensing.has_report().then(|| sensing.board().to_string())
     }
 
     fn orientation(&self) -> Option<Orientation> {
-        let sensing = self.core.sensing();
+        let sensing = self.sensing();
         sensing.has_report().then(|| sensing.orientation())
     }
 
     fn serial(&self) -> Option<String> {
-        self.driver.serial()
+        self.link.driver.serial()
     }
 
     fn identity(&self) -> Option<String> {
-        self.driver.identity()
+        self.link.driver.identity()
     }
 
     fn tells_identity(&self) -> bool {
-        self.driver.tells_identity()
+        self.link.driver.tells_identity()
     }
 
     fn link_lost(&self) -> Option<String> {
-        self.driver.link_lost()
+        self.link.driver.link_lost()
     }
 }
 

@@ -21,7 +21,7 @@ fn settings() -> CoreSettings {
 
 /// Everything the core has to send, waiting out its pacing: while commands keep coming,
 /// a timeout at each time the next one may go.
-fn sent(core: &mut PipelineCore) -> Vec<Vec<u8>> {
+fn sent(core: &mut BoardCore) -> Vec<Vec<u8>> {
     let mut out: Vec<Vec<u8>> = std::iter::from_fn(|| core.poll_transmit()).collect();
     while core.has_queued()
         && let Some(due) = core.pacing_due()
@@ -44,8 +44,8 @@ fn version_ack(ack2: u8) -> Vec<u8> {
 
 const CLOCK_VERSION: [u8; 5] = [0x2b, 0x03, 0x03, 0x09, 0x00];
 
-fn connected_dgt() -> PipelineCore {
-    let mut core = PipelineCore::new(Protocol::Dgt, &settings());
+fn connected_dgt() -> BoardCore {
+    let mut core = BoardCore::for_settings(Protocol::Dgt, &settings());
     core.handle_connected(Time::ZERO);
     core
 }
@@ -103,7 +103,7 @@ fn the_serial_property_is_the_long_serial_number_or_else_the_short_one() {
     );
     assert_eq!(core.serial().as_deref(), Some("3.10 10960"));
 
-    let mut m = PipelineCore::new(Protocol::Millennium, &settings());
+    let mut m = BoardCore::for_settings(Protocol::Millennium, &settings());
     m.handle_connected(Time::ZERO);
     let v = millennium::Reply::Version(millennium::Version { high: 1, low: 3 });
     let mut bytes = Vec::new();
@@ -259,7 +259,7 @@ fn a_shown_move_lights_its_squares_and_goes_on_the_clock() {
 
 #[test]
 fn leds_on_a_millennium_board_go_out_as_l_and_x_frames_and_it_has_no_clock() {
-    let mut core = PipelineCore::new(Protocol::Millennium, &settings());
+    let mut core = BoardCore::for_settings(Protocol::Millennium, &settings());
     core.handle_connected(Time::ZERO);
     sent(&mut core);
     core.handle_command(Time::ZERO, CoreCommand::SetLeds(vec![Square::E2]))
@@ -277,7 +277,7 @@ fn leds_on_a_millennium_board_go_out_as_l_and_x_frames_and_it_has_no_clock() {
 #[test]
 fn led_changes_asked_for_faster_than_the_gap_go_out_once_it_has_passed_only_the_latest() {
     let lit = |squares: Vec<Square>| {
-        let mut fresh = PipelineCore::new(Protocol::Millennium, &settings());
+        let mut fresh = BoardCore::for_settings(Protocol::Millennium, &settings());
         fresh
             .handle_command(Time::ZERO, CoreCommand::SetLeds(squares))
             .expect("lit");
@@ -286,7 +286,7 @@ fn led_changes_asked_for_faster_than_the_gap_go_out_once_it_has_passed_only_the_
     let leds_frames = |out: Vec<Vec<u8>>| -> Vec<Vec<u8>> {
         out.into_iter().filter(|m| m[0] & 0x7f == b'L').collect()
     };
-    let mut core = PipelineCore::new(Protocol::Millennium, &settings());
+    let mut core = BoardCore::for_settings(Protocol::Millennium, &settings());
     core.handle_connected(Time::ZERO);
     sent(&mut core);
     let t0 = Time::from_millis(100);
@@ -327,7 +327,7 @@ fn write_echoes() -> Vec<u8> {
 
 #[test]
 fn a_millennium_board_is_asked_for_its_status_after_garbage_and_when_quiet() {
-    let mut core = PipelineCore::new(Protocol::Millennium, &settings());
+    let mut core = BoardCore::for_settings(Protocol::Millennium, &settings());
     core.handle_connected(Time::ZERO);
     sent(&mut core);
     core.handle_input(Time::from_millis(10), &write_echoes());
@@ -383,7 +383,7 @@ fn a_dgt_board_silent_despite_the_keep_alive_is_a_lost_link_and_one_that_answers
 
 #[test]
 fn pipeline_core_announces_a_commanded_new_game() {
-    let mut core = PipelineCore::new(Protocol::Millennium, &settings());
+    let mut core = BoardCore::for_settings(Protocol::Millennium, &settings());
     core.handle_command(Time::ZERO, CoreCommand::NewGame(GameSetup::standard()))
         .expect("accepted");
     assert_eq!(
@@ -398,7 +398,7 @@ fn pipeline_core_announces_a_commanded_new_game() {
 #[test]
 fn a_millennium_register_write_that_is_not_echoed_is_written_again() {
     use crate::protocol::millennium::writes::ANSWER_LIMIT;
-    let mut core = PipelineCore::new(Protocol::Millennium, &settings());
+    let mut core = BoardCore::for_settings(Protocol::Millennium, &settings());
     core.handle_connected(Time::ZERO);
     let startup = sent(&mut core);
     let writes = millennium::registers::startup_writes();
@@ -457,7 +457,7 @@ fn field_update(square: Square, piece: Option<char>) -> Vec<u8> {
 }
 
 /// The moves the core decided, in UCI.
-fn moves_of(core: &mut PipelineCore) -> Vec<String> {
+fn moves_of(core: &mut BoardCore) -> Vec<String> {
     std::iter::from_fn(|| core.poll_event())
         .filter_map(|e| match e.event {
             GameEvent::Move { uci, .. } => Some(uci),
@@ -510,7 +510,7 @@ fn a_game_taken_over_on_an_open_port_finds_the_plies_played_meanwhile_and_the_on
 }
 
 /// Runs the core's timers until `until`, with what it sends meanwhile.
-fn run_until(core: &mut PipelineCore, until: Time) -> Vec<Vec<u8>> {
+fn run_until(core: &mut BoardCore, until: Time) -> Vec<Vec<u8>> {
     let mut out: Vec<Vec<u8>> = std::iter::from_fn(|| core.poll_transmit()).collect();
     while let Some(due) = core.poll_timeout().filter(|due| *due <= until) {
         core.handle_timeout(due);
@@ -615,7 +615,7 @@ fn an_eone_has_its_settings_register_written_checked_and_retried_other_chesslink
     };
     // An eONE (version 2.x): register 06 is written once it said its version, and written
     // again when its echo does not come.
-    let mut core = PipelineCore::new(Protocol::Millennium, &settings());
+    let mut core = BoardCore::for_settings(Protocol::Millennium, &settings());
     core.handle_connected(Time::ZERO);
     assert!(!sent(&mut core).contains(&settings_write));
     core.handle_input(Time::from_millis(10), &write_echoes());
@@ -635,10 +635,49 @@ fn an_eone_has_its_settings_register_written_checked_and_retried_other_chesslink
     assert!(!later.contains(&settings_write), "{later:02x?}");
 
     // A ChessLink of version 1.x has no such register.
-    let mut other = PipelineCore::new(Protocol::Millennium, &settings());
+    let mut other = BoardCore::for_settings(Protocol::Millennium, &settings());
     other.handle_connected(Time::ZERO);
     other.handle_input(Time::from_millis(10), &write_echoes());
     other.handle_input(Time::from_millis(20), &version(0x01));
     let out = run_until(&mut other, Time::from_millis(3000));
     assert!(!out.contains(&settings_write), "{out:02x?}");
+}
+
+#[test]
+fn a_core_never_connected_queues_nothing_the_same_core_connected_sends() {
+    // What a replay reads: a Revelation II saying who it is, then a dump showing a change
+    // its field updates never reported. Connected, the core answers both (auto-reverse
+    // off, update mode again); never connected, it keeps nothing to send.
+    let said = [
+        revelation_serial(),
+        dump_of(shakmaty::Board::new().to_string().as_str()),
+        dump_of("rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR"),
+    ];
+    let mut live = connected_dgt();
+    sent(&mut live);
+    let mut replay = BoardCore::for_settings(Protocol::Dgt, &settings());
+    for (i, bytes) in said.iter().enumerate() {
+        let t = Time::from_millis(1000 + 100 * i as u64);
+        live.handle_input(t, bytes);
+        replay.handle_input(t, bytes);
+    }
+    let answered = sent(&mut live);
+    assert!(
+        answered.contains(&vec![0x4b]),
+        "update mode again: {answered:?}"
+    );
+    assert!(
+        answered.iter().any(|c| c[0] == 0x60),
+        "auto-reverse off: {answered:?}"
+    );
+    assert!(!replay.has_queued());
+    assert_eq!(replay.poll_transmit(), None);
+    let until = Time::from_millis(60_000);
+    for _ in 0..1000 {
+        let Some(due) = replay.poll_timeout().filter(|due| *due <= until) else {
+            break;
+        };
+        replay.handle_timeout(due);
+    }
+    assert_eq!(replay.poll_transmit(), None, "nothing on its timers either");
 }
