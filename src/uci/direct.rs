@@ -265,7 +265,9 @@ async fn session(mut device: Device, state: &mut State, ch: &mut TaskChannels) -
                 Action::SetPosition(fen) => {
                     let now = device.now();
                     if let Err(e) = device.core_mut().new_game(now, &fen) {
-                        let _ = ch.news.send(News::Failed(Action::SetPosition(fen), e));
+                        let _ = ch
+                            .news
+                            .send(News::Failed(Action::SetPosition(fen), e.to_string()));
                     }
                 }
                 Action::Start(settings) | Action::Configure(settings) => {

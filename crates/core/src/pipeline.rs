@@ -34,7 +34,7 @@ use crate::laws::{Arbiter, LawsConfig, View};
 use crate::protocol::Protocol;
 use crate::sensing::{Sensed, Sensing, SensingConfig, SquareChange};
 use crate::time::Time;
-use crate::tracker::{Tracker, TrackerConfig};
+use crate::tracker::{Tracker, TrackerConfig, TrackerError};
 
 /// How one board is read and judged.
 #[derive(Debug, Clone, Default)]
@@ -131,6 +131,18 @@ pub struct BoardCore {
     /// fresh tracker when a game is taken over, [`BoardCore::resume`]); `None` once longer
     /// than [`MAX_REPLAY`].
     replay: Option<Vec<Sensed>>,
+}
+
+/// Why a game could not be started or taken over on a board.
+#[derive(Debug, thiserror::Error)]
+pub enum GameError {
+    /// The board's moves are not read by the tracker ([`Reconstruction`] is not
+    /// [`Reconstruction::Tracker`]).
+    #[error("this board's moves are not tracked")]
+    NotTracked,
+    /// The tracker refused the game (its FEN or its moves).
+    #[error(transparent)]
+    Tracker(#[from] TrackerError),
 }
 
 /// How many sensed items since the last whole board are kept for a game taken over; past
@@ -351,10 +363,10 @@ impl BoardCore {
     }
 
     /// Starts a new game from `fen` now, whatever the board shows (a user's command).
-    pub fn new_game(&mut self, now: Time, fen: &str) -> Result<(), String> {
+    pub fn new_game(&mut self, now: Time, fen: &str) -> Result<(), GameError> {
         match &mut self.reconstructor {
-            Reconstructor::Tracker(t) => t.command_new_game(now, fen).map_err(|e| e.to_string())?,
-            _ => return Err("this board's moves are not tracked".to_string()),
+            Reconstructor::Tracker(t) => t.command_new_game(now, fen)?,
+            _ => return Err(GameError::NotTracked),
         }
         self.collect(now);
         Ok(())
@@ -369,9 +381,9 @@ impl BoardCore {
     /// The game is taken over by a fresh tracker, handed again what the board reported since
     /// its last whole report, in order: a ply under way when the game was taken over is
     /// followed as if the game had been there all along.
-    pub fn resume(&mut self, now: Time, fen: &str, moves: &[String]) -> Result<(), String> {
+    pub fn resume(&mut self, now: Time, fen: &str, moves: &[String]) -> Result<(), GameError> {
         let Reconstructor::Tracker(t) = &mut self.reconstructor else {
-            return Err("this board's moves are not tracked".to_string());
+            return Err(GameError::NotTracked);
         };
         let items = self.replay.clone().unwrap_or_else(|| {
             vec![Sensed::Board {
@@ -383,7 +395,7 @@ impl BoardCore {
         });
         let since = items.first().map_or(now, sensed_time).min(now);
         let mut fresh = Tracker::new(t.config().clone());
-        fresh.resume(since, fen, moves).map_err(|e| e.to_string())?;
+        fresh.resume(since, fen, moves)?;
         let arbiter = self
             .arbiter
             .as_ref()

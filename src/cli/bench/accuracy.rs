@@ -64,22 +64,11 @@ pub struct AccuracyArgs {
 }
 
 /// `--slide-rests`: the tracker's [`SlideRests`] by name, each with its help.
-fn slide_rests_parser() -> impl clap::builder::TypedValueParser<Value = SlideRests> {
-    use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
-    let whose = [
-        (SlideRests::Never, "Nobody's"),
-        (
-            SlideRests::Learned,
-            "A player's once seen resting a piece on its way",
-        ),
-        (SlideRests::Always, "Everybody's, from the first move"),
-    ];
-    PossibleValuesParser::new(whose.map(|(w, help)| PossibleValue::new(w.as_str()).help(help))).map(
-        |name| {
-            name.parse::<SlideRests>()
-                .expect("the parser offers only the tracker's names")
-        },
+fn slide_rests_parser() -> impl TypedValueParser<Value = SlideRests> {
+    PossibleValuesParser::new(
+        SlideRests::ALL.map(|w| PossibleValue::new(w.as_str()).help(w.whose())),
     )
+    .try_map(|name| name.parse::<SlideRests>())
 }
 
 /// Which boards to play on: one type, or all (`None`).

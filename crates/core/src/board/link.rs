@@ -226,7 +226,7 @@ impl Core for BoardCore {
         match command {
             CoreCommand::NewGame(setup) | CoreCommand::SetPosition(setup) => self
                 .new_game(now, &setup.fen)
-                .map_err(CommandError::Rejected),
+                .map_err(|e| CommandError::Rejected(e.to_string())),
             CoreCommand::Resume(events) => {
                 let mut record = GameRecord::default();
                 for e in &events {
@@ -239,7 +239,7 @@ impl Core for BoardCore {
                 };
                 let moves: Vec<String> = record.moves.iter().map(|m| m.uci.clone()).collect();
                 self.resume(now, &fen, &moves)
-                    .map_err(CommandError::Rejected)
+                    .map_err(|e| CommandError::Rejected(e.to_string()))
             }
             CoreCommand::ShowMove { uci, san } => {
                 let UciMove::Normal { from, to, .. } = uci else {

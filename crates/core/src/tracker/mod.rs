@@ -134,6 +134,9 @@ pub enum SlideRests {
 }
 
 impl SlideRests {
+    /// Every setting, from the one that waits least.
+    pub const ALL: [SlideRests; 3] = [SlideRests::Never, SlideRests::Learned, SlideRests::Always];
+
     /// The setting's name in configuration files.
     pub fn as_str(self) -> &'static str {
         match self {
@@ -142,22 +145,32 @@ impl SlideRests {
             SlideRests::Always => "always",
         }
     }
+
+    /// Whose slides wait, in a few words (`--help`).
+    pub fn whose(self) -> &'static str {
+        match self {
+            SlideRests::Never => "Nobody's",
+            SlideRests::Learned => "A player's once seen resting a piece on its way",
+            SlideRests::Always => "Everybody's, from the first move",
+        }
+    }
 }
+
+/// A slide-rests name that is not one of `never`, `learned`, `always`.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown slide-rests {0:?} (expected never, learned or always)")]
+pub struct UnknownSlideRests(pub String);
 
 // Read by name (`never`, `learned`, `always`), as the configuration file writes it.
 crate::deserialize_from_str!(SlideRests);
 
 impl std::str::FromStr for SlideRests {
-    type Err = String;
+    type Err = UnknownSlideRests;
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        match s.trim() {
-            "never" => Ok(SlideRests::Never),
-            "learned" => Ok(SlideRests::Learned),
-            "always" => Ok(SlideRests::Always),
-            _ => Err(format!(
-                "unknown slide-rests {s:?} (expected never, learned or always)"
-            )),
-        }
+        SlideRests::ALL
+            .into_iter()
+            .find(|w| w.as_str() == s.trim())
+            .ok_or_else(|| UnknownSlideRests(s.to_string()))
     }
 }
 
@@ -1703,5 +1716,23 @@ impl Tracker {
         self.note_rest(turn, last_mv, m);
         self.emit(now, GameEvent::Retract { ply: n as u32, uci });
         Ok(true)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn slide_rests_are_read_by_the_names_they_are_written_with() {
+        for whose in SlideRests::ALL {
+            assert_eq!(whose.as_str().parse::<SlideRests>(), Ok(whose));
+        }
+        assert_eq!(" always ".parse::<SlideRests>(), Ok(SlideRests::Always));
+        let e = "sometimes"
+            .parse::<SlideRests>()
+            .expect_err("not a setting");
+        assert_eq!(e, UnknownSlideRests("sometimes".to_string()));
+        assert!(e.to_string().contains("never, learned or always"), "{e}");
     }
 }
