@@ -166,7 +166,8 @@ impl BoardHandle {
 
     /// Starts a new game from `fen` (empty: the start position).
     pub async fn new_game(&self, fen: &str) -> Result<(), BoardError> {
-        let setup = GameSetup::parse(fen).map_err(BoardError::InvalidArgument)?;
+        let setup =
+            GameSetup::parse(fen).map_err(|e| BoardError::InvalidArgument(e.to_string()))?;
         self.command(CoreCommand::NewGame(setup)).await
     }
 
@@ -177,7 +178,8 @@ impl BoardHandle {
                 "SetPosition needs a FEN (NewGame with an empty FEN starts a game)".into(),
             ));
         }
-        let setup = GameSetup::parse(fen).map_err(BoardError::InvalidArgument)?;
+        let setup =
+            GameSetup::parse(fen).map_err(|e| BoardError::InvalidArgument(e.to_string()))?;
         self.command(CoreCommand::SetPosition(setup)).await
     }
 

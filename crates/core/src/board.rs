@@ -28,6 +28,8 @@ use shakmaty::{CastlingMode, Chess, Square};
 
 use crate::event::{GameEvent, Orientation, TimedEvent};
 use crate::game::notation::fen_of;
+pub use crate::game::start::FenError;
+use crate::game::start::read_fen;
 use crate::laws::{Edition, TouchMove};
 use crate::protocol::Protocol;
 use crate::time::Time;
@@ -65,30 +67,15 @@ impl GameSetup {
     /// assert!(!GameSetup::parse("").unwrap().chess960);
     /// assert!(GameSetup::parse("8/8/8/8/8/8/8/8 w - - 0 1").is_err());
     /// ```
-    pub fn parse(fen: &str) -> Result<GameSetup, String> {
-        let fen = fen.trim();
-        if fen.is_empty() {
+    pub fn parse(fen: &str) -> Result<GameSetup, FenError> {
+        if fen.trim().is_empty() {
             return Ok(GameSetup::standard());
         }
-        let parsed: Fen = fen
-            .parse()
-            .map_err(|e| format!("not a FEN ({e}): {fen:?}"))?;
-        match parsed
-            .clone()
-            .into_position::<Chess>(CastlingMode::Standard)
-        {
-            Ok(pos) => Ok(GameSetup {
-                fen: fen_of(&pos),
-                chess960: false,
-            }),
-            Err(standard) => match parsed.into_position::<Chess>(CastlingMode::Chess960) {
-                Ok(pos) => Ok(GameSetup {
-                    fen: Fen::from_position(&pos, shakmaty::EnPassantMode::Legal).to_string(),
-                    chess960: true,
-                }),
-                Err(_) => Err(format!("not a legal position ({standard}): {fen:?}")),
-            },
-        }
+        let (pos, mode) = read_fen(fen)?;
+        Ok(GameSetup {
+            fen: fen_of(&pos),
+            chess960: mode == CastlingMode::Chess960,
+        })
     }
 
     /// The position, with its castling mode.
@@ -232,9 +219,13 @@ mod tests {
 
     #[test]
     fn illegal_and_malformed_fens_are_refused_with_the_reason() {
-        let e = GameSetup::parse("rnbqkbnr/pppppppp/8/8").expect_err("short");
+        let e = GameSetup::parse("rnbqkbnr/pppppppp/8/8")
+            .expect_err("short")
+            .to_string();
         assert!(e.contains("not a FEN"), "{e}");
-        let e = GameSetup::parse("8/8/8/8/8/8/8/8 w - - 0 1").expect_err("no kings");
+        let e = GameSetup::parse("8/8/8/8/8/8/8/8 w - - 0 1")
+            .expect_err("no kings")
+            .to_string();
         assert!(e.contains("not a legal position"), "{e}");
     }
 

@@ -1,6 +1,61 @@
 //! Start positions: the standard one and the 960 of Chess960.
 
-use shakmaty::{Bitboard, Board, Rank, Role};
+use shakmaty::fen::Fen;
+use shakmaty::{Bitboard, Board, CastlingMode, Chess, Rank, Role};
+
+/// A FEN a game cannot start from.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum FenError {
+    /// The text is not a FEN.
+    #[error("not a FEN ({reason}): {fen:?}")]
+    Malformed {
+        /// The text, trimmed.
+        fen: String,
+        /// Why, for people.
+        reason: String,
+    },
+    /// A FEN, but not a legal position with either castling rule.
+    #[error("not a legal position ({reason}): {fen:?}")]
+    Illegal {
+        /// The FEN, trimmed.
+        fen: String,
+        /// Why, for people (as the standard rules see it).
+        reason: String,
+    },
+}
+
+/// Reads the position a game starts from: legal with the standard castling rules, or else
+/// with Chess960's (castling rights that only Chess960 explains); the mode says which.
+///
+/// ```
+/// use eboardd_core::game::start::read_fen;
+/// use shakmaty::CastlingMode;
+/// let (_, mode) = read_fen("bqnbrkrn/pppppppp/8/8/8/8/PPPPPPPP/BQNBRKRN w EGeg - 0 1").unwrap();
+/// assert_eq!(mode, CastlingMode::Chess960);
+/// assert!(read_fen("8/8/8/8/8/8/8/8 w - - 0 1").is_err());
+/// ```
+pub fn read_fen(fen: &str) -> Result<(Chess, CastlingMode), FenError> {
+    let fen = fen.trim();
+    let parsed: Fen =
+        fen.parse()
+            .map_err(|e: shakmaty::fen::ParseFenError| FenError::Malformed {
+                fen: fen.to_string(),
+                reason: e.to_string(),
+            })?;
+    match parsed
+        .clone()
+        .into_position::<Chess>(CastlingMode::Standard)
+    {
+        Ok(pos) => Ok((pos, CastlingMode::Standard)),
+        Err(standard) => parsed
+            .into_position::<Chess>(CastlingMode::Chess960)
+            .map(|pos| (pos, CastlingMode::Chess960))
+            .map_err(|_| FenError::Illegal {
+                fen: fen.to_string(),
+                reason: standard.to_string(),
+            }),
+    }
+}
 
 /// Which start position a placement is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

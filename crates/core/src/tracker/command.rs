@@ -14,7 +14,7 @@ impl Tracker {
     /// Starts a new game from `fen` at `now`, whatever the board shows (a user's command):
     /// a `new_game` event follows, and the board is then explained from that position.
     pub fn command_new_game(&mut self, now: Time, fen: &str) -> Result<(), TrackerError> {
-        let start = Start::from_fen(fen).map_err(TrackerError::StartFen)?;
+        let start = Start::from_fen(fen)?;
         self.start_game(now, start);
         self.evaluate(now, false);
         Ok(())
@@ -25,18 +25,16 @@ impl Tracker {
     /// published; the board is then explained from the position after the last move, so
     /// moves made while eboardd was away are found as usual.
     pub fn resume(&mut self, now: Time, fen: &str, moves: &[String]) -> Result<(), TrackerError> {
-        let start = Start::from_fen(fen).map_err(TrackerError::StartFen)?;
+        let start = Start::from_fen(fen)?;
         let mut game = Game::new(start);
         for (i, text) in moves.iter().enumerate() {
             let mv = UciMove::from_ascii(text.as_bytes())
                 .ok()
                 .and_then(|u| u.to_move(game.position()).ok())
                 .filter(|m| game.position().is_legal(*m))
-                .ok_or_else(|| {
-                    TrackerError::StartFen(format!(
-                        "move {} ({text}) of the game to resume is not legal",
-                        i + 1
-                    ))
+                .ok_or_else(|| TrackerError::ResumedMove {
+                    number: i + 1,
+                    text: text.clone(),
                 })?;
             game.play(mv, now, Vec::new());
         }

@@ -195,12 +195,20 @@ impl Default for TrackerConfig {
     }
 }
 
-/// A configuration the tracker cannot work with.
+/// A configuration or a game the tracker cannot work with.
 #[derive(Debug, thiserror::Error)]
 pub enum TrackerError {
     /// The start FEN does not parse or is not a legal position.
     #[error("start FEN: {0}")]
-    StartFen(String),
+    StartFen(#[from] crate::game::start::FenError),
+    /// A move of a game to resume is not legal where it stands.
+    #[error("move {number} ({text}) of the game to resume is not legal")]
+    ResumedMove {
+        /// Which move, from 1.
+        number: usize,
+        /// The move as given (UCI).
+        text: String,
+    },
 }
 
 /// The move tracker (see the module documentation).
@@ -331,7 +339,7 @@ impl Tracker {
     /// A tracker with this configuration, or why it cannot be built.
     pub fn try_new(config: TrackerConfig) -> Result<Self, TrackerError> {
         let fixed = match &config.start_fen {
-            Some(fen) => Some(Start::from_fen(fen).map_err(TrackerError::StartFen)?),
+            Some(fen) => Some(Start::from_fen(fen)?),
             None => None,
         };
         Ok(Self::build(config, fixed))

@@ -4,9 +4,9 @@
 //! builds the game's first position with the right castling mode. It knows nothing of time,
 //! events or how the board was read.
 
-use shakmaty::{Board, CastlingMode, Chess, Color, Setup, fen::Fen};
+use shakmaty::{Board, CastlingMode, Chess, Color, Setup};
 
-use crate::game::start::{StartKind, start_kind};
+use crate::game::start::{FenError, StartKind, read_fen, start_kind};
 
 /// A game's first position.
 #[derive(Debug, Clone)]
@@ -40,17 +40,9 @@ impl Start {
         crate::game::notation::fen_of(&self.pos)
     }
 
-    /// Parses a caller's FEN (any legal position; Chess960 castling rights are detected).
-    pub fn from_fen(fen: &str) -> Result<Start, String> {
-        let fen: Fen = fen
-            .trim()
-            .parse()
-            .map_err(|e| format!("bad FEN {fen:?}: {e}"))?;
-        let setup = fen.into_setup();
-        let mode = CastlingMode::detect(&setup);
-        let pos: Chess = setup
-            .position(mode)
-            .map_err(|e| format!("FEN is not a legal position: {e}"))?;
+    /// Reads a caller's FEN (any legal position; Chess960 castling rights are detected).
+    pub fn from_fen(fen: &str) -> Result<Start, FenError> {
+        let (pos, mode) = read_fen(fen)?;
         Ok(Start {
             pos,
             chess960: mode == CastlingMode::Chess960,
