@@ -3,10 +3,8 @@
 use std::io::{BufRead, Read};
 use std::path::Path;
 
-use shakmaty::fen::Fen;
-use shakmaty::{CastlingMode, Chess};
-
 use super::{Chunk, Direction, Trace, TraceHeader};
+use crate::game::start::{FenError, read_fen};
 use crate::protocol::Protocol;
 use crate::text;
 use crate::time::Time;
@@ -277,18 +275,16 @@ impl Parser {
 /// Refuses a `start-fen` that is not the FEN of a legal position (standard or Chess960
 /// castling).
 fn check_start_fen(value: &str) -> Result<(), String> {
-    let fen: Fen = value
-        .parse()
-        .map_err(|e| format!("start-fen \"{}\" is not a FEN ({e})", text::quote(value)))?;
-    let legal = |mode| fen.clone().into_position::<Chess>(mode).is_ok();
-    if legal(CastlingMode::Standard) || legal(CastlingMode::Chess960) {
-        Ok(())
-    } else {
-        Err(format!(
+    read_fen(value).map(|_| ()).map_err(|e| match e {
+        FenError::Malformed { reason, .. } => format!(
+            "start-fen \"{}\" is not a FEN ({reason})",
+            text::quote(value)
+        ),
+        FenError::Illegal { .. } => format!(
             "start-fen \"{}\" is not a legal position",
             text::quote(value)
-        ))
-    }
+        ),
+    })
 }
 
 fn parse_data_line(line: &str, line_no: usize) -> Result<Chunk, TraceError> {
