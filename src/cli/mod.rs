@@ -67,10 +67,14 @@ pub enum Command {
 /// Reads a protocol named on the command line, offering every board type in the table
 /// (`Protocol::ALL`).
 pub fn protocol_parser() -> impl TypedValueParser<Value = Protocol> {
-    PossibleValuesParser::new(
-        Protocol::ALL.map(|p| PossibleValue::new(p.as_str()).help(p.boards())),
-    )
-    .try_map(|name| name.parse::<Protocol>())
+    PossibleValuesParser::new(protocol_values()).try_map(|name| name.parse::<Protocol>())
+}
+
+/// Every board type of the table as a command-line value, with its help.
+pub fn protocol_values() -> impl Iterator<Item = PossibleValue> {
+    Protocol::ALL
+        .into_iter()
+        .map(|p| PossibleValue::new(p.as_str()).help(p.boards()))
 }
 
 /// An edition of the FIDE Laws as named on the command line.

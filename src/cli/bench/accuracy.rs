@@ -77,10 +77,8 @@ pub struct Boards(pub Option<Protocol>);
 
 /// Reads `--protocol`: a board type of the table, or `both`.
 fn boards_parser() -> impl TypedValueParser<Value = Boards> {
-    let names = Protocol::ALL
-        .map(|p| PossibleValue::new(p.as_str()).help(p.boards()))
-        .into_iter()
-        .chain([PossibleValue::new("both").help("Every board type")]);
+    let names =
+        crate::cli::protocol_values().chain([PossibleValue::new("both").help("Every board type")]);
     PossibleValuesParser::new(names).try_map(|name| match name.as_str() {
         "both" => Ok(Boards(None)),
         one => one.parse::<Protocol>().map(|p| Boards(Some(p))),
