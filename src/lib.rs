@@ -13,7 +13,7 @@ pub mod cli;
 pub mod daemon;
 pub mod dbus;
 pub mod device;
-
+pub mod link;
 pub mod livechess;
 pub mod mqtt;
 pub mod relay;

@@ -4,8 +4,8 @@ use std::path::PathBuf;
 
 use clap::Args;
 
-use crate::daemon::link;
-use crate::daemon::probe::{self, ProbeError};
+use crate::link;
+use crate::link::probe::{self, ProbeError};
 use crate::protocol::Protocol;
 
 /// Arguments of `eboardd list`.

@@ -15,8 +15,6 @@ pub mod config;
 pub use eboardd_core::board as core;
 pub mod game;
 pub mod journal;
-pub mod link;
-pub mod probe;
 pub mod seats;
 pub mod watchdog;
 

@@ -1,31 +1,31 @@
-//! A board on a serial port: the thin IO shell around one [`BoardCore`], the same core
-//! the daemon drives.
+//! One board on a serial port, for the commands that read a single board (`record`,
+//! `demo`, `uci --device`): a [`BoardCore`], the same core the daemon drives, behind the
+//! one shell ([`Port`]) every reader of a real board uses.
 //!
-//! [`Device`] opens the port exactly as the daemon does ([`link::open`]: exclusively, 8N1 at
-//! the protocol's speed; Millennium parity is done in software by the codec), and then
-//! turns reads, timers and writes into calls on the sans-IO core, handing back what the
-//! core decides: the start-up and its pacing, the DGT keep-alive and board checks, clock
-//! commands, LEDs only on boards that have them, Millennium register writes checked and
-//! retried. Time is tokio's, so tests can pause and drive it. Reconnection, many boards
-//! and publishing are the daemon's business, not this module's.
+//! [`Device`] opens the port as the daemon does ([`link::open`]: exclusively, 8N1 at the
+//! protocol's speed; Millennium parity is done in software by the codec), or takes one
+//! [`link::connect`] found, and turns reads, timers and writes into calls on the sans-IO
+//! core, handing back what the core decides: the start-up and its pacing, the DGT
+//! keep-alive and board checks, clock commands, LEDs only on boards that have them,
+//! Millennium register writes checked and retried. Time is tokio's, so tests can pause and
+//! drive it. Reconnecting follows [`link::Reconnect`]; many boards and publishing are the
+//! daemon's business, not this module's.
 
 use std::fs::File;
 use std::io::{self, BufWriter};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::Duration;
 
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::time::Instant;
-use tokio_serial::SerialStream;
 
 use crate::daemon::core::{BoardCore, CommandError, Core, CoreCommand};
-use crate::daemon::link::{self, LinkError};
 use crate::event::TimedEvent;
+use crate::link::{self, Clock, LinkError, Port};
 use crate::pipeline::CoreConfig;
 use crate::protocol::Protocol;
 use crate::sensing::Sensed;
 use crate::time::Time;
-use crate::trace::{Direction, TraceHeader, TraceWriter};
+use crate::trace::{TraceHeader, TraceWriter};
 
 /// Why a device stopped or could not start.
 #[derive(Debug, thiserror::Error)]
@@ -61,13 +61,10 @@ pub enum DeviceOutput {
 /// A board on a serial port.
 #[derive(Debug)]
 pub struct Device {
-    path: PathBuf,
     protocol: Protocol,
-    port: SerialStream,
+    port: Port,
     core: BoardCore,
-    origin: Instant,
-    trace: Option<TraceWriter<BufWriter<File>>>,
-    buf: Vec<u8>,
+    clock: Clock,
 }
 
 /// The longest [`Device::start`] waits for the start-up to be written.
@@ -77,16 +74,19 @@ impl Device {
     /// Opens the board at `path` for `protocol`. The port is opened as [`link::open`]
     /// opens it.
     pub fn open(path: &Path, protocol: Protocol, core: CoreConfig) -> Result<Device, DeviceError> {
-        let port = link::open(path, protocol.baud_rate()).map_err(DeviceError::Open)?;
-        Ok(Device {
-            path: path.to_path_buf(),
+        let stream = link::open(path, protocol.baud_rate()).map_err(DeviceError::Open)?;
+        Ok(Device::on(Port::new(path, stream), protocol, core))
+    }
+
+    /// The board on `port`, an open port of a `protocol` board (as [`link::connect`]
+    /// gives it).
+    pub fn on(port: Port, protocol: Protocol, core: CoreConfig) -> Device {
+        Device {
             protocol,
             port,
             core: BoardCore::new(protocol, core),
-            origin: Instant::now(),
-            trace: None,
-            buf: vec![0; 4096],
-        })
+            clock: Clock::start(),
+        }
     }
 
     /// Records every read and write from now on to a trace file at `out`.
@@ -98,19 +98,15 @@ impl Device {
         header.other.push(("title".to_string(), title.to_string()));
         header
             .other
-            .push(("device".to_string(), self.path.display().to_string()));
-        self.trace =
-            Some(TraceWriter::new(BufWriter::new(file), &header).map_err(DeviceError::Trace)?);
+            .push(("device".to_string(), self.port.path().display().to_string()));
+        let writer = TraceWriter::new(BufWriter::new(file), &header).map_err(DeviceError::Trace)?;
+        self.port.record_to(writer);
         Ok(())
     }
 
     /// The time since the device was opened, as the core counts it.
     pub fn now(&self) -> Time {
-        Time::from_micros(self.origin.elapsed().as_micros() as u64)
-    }
-
-    fn instant(&self, t: Time) -> Instant {
-        self.origin + Duration::from_micros(t.as_micros())
+        self.clock.now()
     }
 
     /// The board's core.
@@ -127,106 +123,64 @@ impl Device {
     pub async fn command(&mut self, command: CoreCommand) -> Result<(), DeviceError> {
         let now = self.now();
         let answer = self.core.handle_command(now, command);
-        self.flush().await?;
+        self.port
+            .write(&mut self.core)
+            .await
+            .map_err(|e| self.disconnected(e))?;
         answer.map_err(DeviceError::Refused)
     }
 
     /// Starts the link: the core's start-up for the protocol, written as the core paces it
     /// (a DGT board's first command 400 ms after the port opened, each next one 100 ms
-    /// after the one before; the waits are tokio's). Returns once it is all written, or
-    /// after [`START_LIMIT`].
+    /// after the one before; the waits are tokio's), reading what the board answers
+    /// meanwhile. Returns once it is all written, or after [`START_LIMIT`].
     pub async fn start(&mut self) -> Result<(), DeviceError> {
         let now = self.now();
         self.core.handle_connected(now);
         let limit = Instant::now() + START_LIMIT;
-        loop {
-            self.flush().await?;
-            let Some(due) = self.core.pacing_due().filter(|_| self.core.has_queued()) else {
-                return Ok(());
-            };
-            let due = self.instant(due);
-            if due > limit {
-                return Ok(());
-            }
-            tokio::time::sleep_until(due).await;
-            let now = self.now();
-            self.core.handle_timeout(now);
+        while self.core.has_queued() && Instant::now() < limit {
+            self.turn(Some(limit)).await?;
         }
-    }
-
-    /// Writes what the core has to send now (and to the trace).
-    async fn flush(&mut self) -> Result<(), DeviceError> {
-        while let Some(bytes) = self.core.poll_transmit() {
-            let now = self.now();
-            if let Some(trace) = &mut self.trace {
-                trace
-                    .write(now, Direction::ToBoard, &bytes)
-                    .and_then(|()| trace.flush())
-                    .map_err(DeviceError::Trace)?;
-            }
-            self.port
-                .write_all(&bytes)
-                .await
-                .map_err(|e| self.disconnected(&e))?;
-        }
-        Ok(())
+        self.port
+            .write(&mut self.core)
+            .await
+            .map_err(|e| self.disconnected(e))?;
+        self.trace_failed()
     }
 
     /// Waits for the next thing the core decides, reading the port, writing what the core
-    /// sends (keep-alive, clock, LEDs) and running its timers meanwhile.
+    /// sends (keep-alive, clock, LEDs) and running its timers meanwhile. Cancel-safe.
     pub async fn next(&mut self) -> Result<DeviceOutput, DeviceError> {
         loop {
-            self.flush().await?;
-            if let Some(reason) = self.core.link_lost() {
-                return Err(DeviceError::Disconnected {
-                    path: self.path.display().to_string(),
-                    reason,
-                });
-            }
+            self.trace_failed()?;
             if let Some(item) = self.core.poll_sensed() {
                 return Ok(DeviceOutput::Sensed(item));
             }
             if let Some(event) = self.core.poll_event() {
                 return Ok(DeviceOutput::Event(event));
             }
-            let deadline = self.core.poll_timeout().map(|t| self.instant(t));
-            tokio::select! {
-                read = self.port.read(&mut self.buf) => {
-                    let n = read.map_err(|e| self.disconnected(&e))?;
-                    if n == 0 {
-                        return Err(DeviceError::Disconnected {
-                            path: self.path.display().to_string(),
-                            reason: "end of file".to_string(),
-                        });
-                    }
-                    let now = self.now();
-                    if let Some(trace) = &mut self.trace {
-                        trace
-                            .write(now, Direction::FromBoard, &self.buf[..n])
-                            .and_then(|()| trace.flush())
-                            .map_err(DeviceError::Trace)?;
-                    }
-                    self.core.handle_input(now, &self.buf[..n]);
-                }
-                () = sleep_until_opt(deadline) => {
-                    let now = self.now();
-                    self.core.handle_timeout(now);
-                }
-            }
+            self.turn(None).await?;
         }
     }
 
-    fn disconnected(&self, e: &io::Error) -> DeviceError {
+    async fn turn(&mut self, until: Option<Instant>) -> Result<(), DeviceError> {
+        self.port
+            .step(&mut self.core, &self.clock, until)
+            .await
+            .map_err(|e| self.disconnected(e))
+    }
+
+    fn trace_failed(&mut self) -> Result<(), DeviceError> {
+        match self.port.take_trace_error() {
+            Some(e) => Err(DeviceError::Trace(e)),
+            None => Ok(()),
+        }
+    }
+
+    fn disconnected(&self, e: LinkError) -> DeviceError {
         DeviceError::Disconnected {
-            path: self.path.display().to_string(),
-            reason: e.to_string(),
+            path: self.port.path().display().to_string(),
+            reason: e.reason,
         }
-    }
-}
-
-async fn sleep_until_opt(deadline: Option<Instant>) {
-    match deadline {
-        Some(d) => tokio::time::sleep_until(d).await,
-        None => std::future::pending().await,
     }
 }

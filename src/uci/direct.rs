@@ -3,14 +3,14 @@
 //! It finds the board (the `--device` given, or the first serial port a board answers on),
 //! tells its protocol when asked to (`auto`: the daemon's probe), opens it as a
 //! [`Device`] and runs it: game events go to the bridge, the engine's actions come back as
-//! commands for the board's core, which shows a move on the LEDs and clock the board has. When the board goes
-//! away it is opened again (every second), and the game goes on where its events left it.
+//! commands for the board's core, which shows a move on the LEDs and clock the board has.
+//! When the board goes away it is opened again, with the daemon's back-off
+//! ([`link::Reconnect`]), and the game goes on where its events left it.
 //! It is first opened at the engine's [`Action::Start`], with the options the GUI set
 //! before; options changed later reopen it the same way, its core built with them (the
 //! board answers the start-up again with a whole-board report).
 
 use std::path::{Path, PathBuf};
-use std::time::Duration;
 
 use shakmaty::uci::UciMove;
 
@@ -18,17 +18,14 @@ use super::bridge::{News, TaskChannels};
 use super::engine::{Action, Indication};
 use super::options::Settings;
 use crate::daemon::core::{CommandError, CoreCommand};
-use crate::daemon::{link, probe};
 use crate::device::{Device, DeviceError, DeviceOutput};
 use crate::event::GameEvent;
 use crate::game::record::GameRecord;
 use crate::laws::LawsConfig;
+use crate::link::{self, LinkError, Reconnect};
 use crate::pipeline::CoreConfig;
 use crate::protocol::Protocol;
 use crate::tracker::TrackerConfig;
-
-/// How long to wait before looking for the board again.
-pub const RETRY: Duration = Duration::from_secs(1);
 
 /// Which board to open.
 #[derive(Debug, Clone, Default)]
@@ -62,8 +59,10 @@ impl State {
 enum Ended {
     /// The bridge is gone: the task ends.
     Bridge,
-    /// Open the board again (it went away, or the settings changed).
+    /// Open the board again at once (the settings changed).
     Reopen,
+    /// The board went away: open it again after a wait.
+    Lost(LinkError),
 }
 
 /// Runs the board task until the bridge closes its channel.
@@ -81,12 +80,14 @@ pub async fn run(config: DirectConfig, mut ch: TaskChannels) {
             Some(action) => remember_offline(&mut state, &ch, action),
         }
     }
+    let mut reconnect = Reconnect::default();
     loop {
         match open(&config, protocol, &state).await {
             Ok((device, found, path)) => {
                 if config.device.is_some() {
                     protocol = Some(found);
                 }
+                reconnect.up();
                 state.notice(
                     &ch,
                     format!("reading the {found} board on {}", path.display()),
@@ -94,12 +95,18 @@ pub async fn run(config: DirectConfig, mut ch: TaskChannels) {
                 match session(device, &mut state, &mut ch).await {
                     Ended::Bridge => return,
                     Ended::Reopen => continue,
+                    Ended::Lost(e) => {
+                        reconnect.failed(&e);
+                    }
                 }
             }
-            Err(why) => state.notice(&ch, format!("no board yet: {why}")),
+            Err(why) => {
+                reconnect.failed(&why);
+                state.notice(&ch, format!("no board yet: {why}"));
+            }
         }
         // Wait, still taking actions so that nothing the engine asked for is lost.
-        let deadline = tokio::time::Instant::now() + RETRY;
+        let deadline = reconnect.next_try();
         loop {
             tokio::select! {
                 action = ch.actions.recv() => match action {
@@ -152,14 +159,15 @@ async fn open(
     config: &DirectConfig,
     protocol: Option<Protocol>,
     state: &State,
-) -> Result<(Device, Protocol, PathBuf), String> {
-    let (path, protocol) = match (&config.device, protocol) {
-        (Some(p), Some(protocol)) => (p.clone(), protocol),
-        (Some(p), None) => (p.clone(), probe_path(p).await?),
-        (None, _) => find_board().await?,
+) -> Result<(Device, Protocol, PathBuf), LinkError> {
+    let (port, protocol) = match &config.device {
+        Some(path) => link::connect(path, protocol, Protocol::Dgt)
+            .await
+            .map_err(|e| named(path, e))?,
+        None => find_board().await?,
     };
-    let mut device =
-        Device::open(&path, protocol, core_config(&state.settings)).map_err(|e| e.to_string())?;
+    let path = port.path().to_path_buf();
+    let mut device = Device::on(port, protocol, core_config(&state.settings));
     // A GUI waits for the move, not for the clock's times at the press.
     device.core_mut().send_moves_at_once();
     if let Some(fen) = &state.record.start_fen {
@@ -169,21 +177,28 @@ async fn open(
             tracing::warn!("the game could not be taken up again: {e}");
         }
     }
-    device.start().await.map_err(|e| e.to_string())?;
+    device.start().await.map_err(|e| LinkError {
+        unplugged: false,
+        reason: e.to_string(),
+    })?;
     Ok((device, protocol, path))
 }
 
-/// Asks the board on `path` which protocol it speaks.
-async fn probe_path(path: &Path) -> Result<Protocol, String> {
-    let mut port = link::open(path, Protocol::Dgt.baud_rate()).map_err(|e| e.reason)?;
-    probe::probe(&mut port)
-        .await
-        .map_err(|e| format!("{}: {e}", path.display()))
+/// `e`, saying which port it was about when it does not yet.
+fn named(path: &Path, e: LinkError) -> LinkError {
+    let shown = path.display().to_string();
+    if e.reason.contains(&shown) {
+        return e;
+    }
+    LinkError {
+        reason: format!("{shown}: {}", e.reason),
+        ..e
+    }
 }
 
-/// The first USB or Bluetooth serial port a board answers on, and the board's protocol.
-/// Other serial ports (a built-in UART, a modem) are not written to unasked.
-async fn find_board() -> Result<(PathBuf, Protocol), String> {
+/// The first USB or Bluetooth serial port a board answers on, open, and the board's
+/// protocol. Other serial ports (a built-in UART, a modem) are not written to unasked.
+async fn find_board() -> Result<(link::Port, Protocol), LinkError> {
     let mut candidates: Vec<PathBuf> = serialport::available_ports()
         .unwrap_or_default()
         .into_iter()
@@ -200,11 +215,14 @@ async fn find_board() -> Result<(PathBuf, Protocol), String> {
     candidates.sort();
     candidates.dedup();
     for path in candidates {
-        if let Ok(protocol) = probe_path(&path).await {
-            return Ok((path, protocol));
+        if let Ok(found) = link::connect(&path, None, Protocol::Dgt).await {
+            return Ok(found);
         }
     }
-    Err("no USB or Bluetooth serial port has a board on it (give --device PATH)".to_string())
+    Err(LinkError {
+        unplugged: true,
+        reason: "no USB or Bluetooth serial port has a board on it (give --device PATH)".into(),
+    })
 }
 
 /// Whether a device name is a USB serial adapter or a Bluetooth serial link.
@@ -245,7 +263,10 @@ async fn session(mut device: Device, state: &mut State, ch: &mut TaskChannels) -
             Step::Board(Ok(DeviceOutput::Sensed(_))) => {}
             Step::Board(Err(e)) => {
                 state.notice(ch, format!("the board went away ({e}); opening it again"));
-                return Ended::Reopen;
+                return Ended::Lost(LinkError {
+                    unplugged: true,
+                    reason: e.to_string(),
+                });
             }
             Step::Action(None) => {
                 if state.shown.is_some() {
@@ -357,13 +378,13 @@ mod tests {
             Some(News::Notice(text)) => assert!(text.contains("no board yet"), "{text}"),
             other => panic!("{other:?}"),
         }
-        tokio::time::sleep(RETRY * 5).await;
+        tokio::time::sleep(link::BACKOFF_MAX * 2).await;
         assert!(
             ours.news.try_recv().is_err(),
             "said once, not once a second"
         );
         drop(ours.actions);
-        let ended = tokio::time::timeout(RETRY * 2, task).await;
+        let ended = tokio::time::timeout(link::BACKOFF_MIN, task).await;
         assert!(ended.is_ok(), "the task ends with the bridge");
     }
 }

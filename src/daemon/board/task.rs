@@ -16,25 +16,19 @@ use std::io::BufWriter;
 use std::path::PathBuf;
 use std::time::Duration;
 
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::time::Instant;
-use tokio_serial::SerialStream;
 
 use super::{BoardError, BoardStatus, Channels, GameFollow, Request};
 use crate::daemon::config::ProtocolChoice;
 use crate::daemon::core::{Core, CoreCommand, CoreFactory, CoreSettings};
 use crate::daemon::game::GameView;
 use crate::daemon::journal::{Journal, JournalError, board_key, civil_date};
-use crate::daemon::link::{self, Backoff, LinkError};
-use crate::daemon::probe::{self, ProbeError};
 use crate::daemon::seats::{Handover, Identified, Seats};
 use crate::event::{GameEvent, TimedEvent};
+use crate::link::{self, Clock, LinkError, Port, Reconnect};
 use crate::protocol::Protocol;
 use crate::time::Time;
-use crate::trace::{Direction, TraceHeader, TraceWriter};
-
-/// How long a write to the board may take before the link counts as lost.
-pub const WRITE_TIMEOUT: Duration = Duration::from_secs(2);
+use crate::trace::{TraceHeader, TraceWriter};
 
 /// How long the game's events are held back, after the port opened, for a board that says
 /// who it is to do so (a DGT board answers in milliseconds).
@@ -67,22 +61,14 @@ enum Ended {
     Lost(LinkError),
 }
 
-enum Step {
-    Port(SerialStream, Protocol),
-    Ended(Ended),
-}
-
-type Recorder = (TraceWriter<BufWriter<File>>, Instant);
-
 pub(crate) struct BoardTask {
     setup: TaskSetup,
     ch: Channels,
     core: Option<(Protocol, Box<dyn Core>)>,
     game: GameView,
     game_events: Vec<GameEvent>,
-    origin: Instant,
+    clock: Clock,
     connected: bool,
-    recorder: Option<Recorder>,
     last_clock: Option<(crate::sensing::ClockReading, std::time::SystemTime)>,
 }
 
@@ -99,9 +85,8 @@ impl BoardTask {
             core: None,
             game,
             game_events,
-            origin: Instant::now(),
+            clock: Clock::start(),
             connected: false,
-            recorder: None,
             last_clock: None,
         };
         task.refresh_status(true);
@@ -109,7 +94,7 @@ impl BoardTask {
     }
 
     fn now(&self) -> Time {
-        Time::from_micros(u64::try_from(self.origin.elapsed().as_micros()).unwrap_or(u64::MAX))
+        self.clock.now()
     }
 
     fn device(&self) -> String {
@@ -118,42 +103,31 @@ impl BoardTask {
 
     /// Runs until detached.
     pub(crate) async fn run(mut self) {
-        let mut backoff = Backoff::default();
-        let mut last_failure: Option<String> = None;
+        let mut reconnect = Reconnect::default();
         loop {
             let ended = match self.connect().await {
-                Step::Port(port, protocol) => {
-                    last_failure = None;
+                Ok((port, protocol)) => {
+                    reconnect.up();
                     tracing::info!(device = %self.device(), %protocol, "board connected");
-                    let started = Instant::now();
                     let ended = self.session(port, protocol).await;
-                    // A link that held for a while starts the waits again from the
-                    // shortest; one that fails at once keeps backing off.
-                    if started.elapsed() >= link::BACKOFF_MAX {
-                        backoff.reset();
-                    }
                     self.set_connected(false);
-                    self.recorder = None;
                     ended
                 }
-                Step::Ended(e) => e,
+                Err(e) => e,
             };
             match ended {
                 Ended::Stop => break,
                 Ended::Lost(e) => {
-                    let text = e.to_string();
-                    if last_failure.as_deref() != Some(text.as_str()) {
+                    if reconnect.failed(&e) {
                         if e.unplugged {
-                            tracing::info!(device = %self.device(), "board away: {text}");
+                            tracing::info!(device = %self.device(), "board away: {e}");
                         } else {
-                            tracing::warn!(device = %self.device(), "board failed: {text}");
+                            tracing::warn!(device = %self.device(), "board failed: {e}");
                         }
                     }
-                    last_failure = Some(text);
                 }
             }
-            let wait = backoff.next_delay();
-            if self.idle_until(Instant::now() + wait).await {
+            if self.idle_until(reconnect.next_try()).await {
                 break;
             }
         }
@@ -190,46 +164,21 @@ impl BoardTask {
         }
     }
 
-    /// Opens the port and finds the protocol, serving requests meanwhile. Opening runs on
-    /// the blocking pool: opening a Bluetooth node can take seconds.
-    async fn connect(&mut self) -> Step {
-        let baud = match self.setup.protocol {
-            ProtocolChoice::Fixed(p) => p.baud_rate(),
-            ProtocolChoice::Auto => Protocol::Dgt.baud_rate(),
+    /// Opens the port and finds the protocol ([`link::connect`]), serving requests
+    /// meanwhile.
+    async fn connect(&mut self) -> Result<(Port, Protocol), Ended> {
+        let fixed = match self.setup.protocol {
+            ProtocolChoice::Fixed(p) => Some(p),
+            ProtocolChoice::Auto => None,
         };
+        // A board coming back is asked in the protocol it spoke before.
+        let first = self.core.as_ref().map_or(Protocol::Dgt, |(p, _)| *p);
         let path = self.setup.device.clone();
-        let opening = tokio::task::spawn_blocking(move || link::open(&path, baud));
-        let opened = match self.serving(opening).await {
-            Ok(Ok(opened)) => opened,
-            Ok(Err(join)) => Err(LinkError {
-                unplugged: false,
-                reason: format!("opening the port failed: {join}"),
-            }),
-            Err(stop) => return Step::Ended(stop),
-        };
-        let mut port = match opened {
-            Ok(p) => p,
-            Err(e) => return Step::Ended(Ended::Lost(e)),
-        };
-        let protocol = match self.setup.protocol {
-            ProtocolChoice::Fixed(p) => p,
-            ProtocolChoice::Auto => {
-                // A board coming back is asked in the protocol it spoke before.
-                let first = self.core.as_ref().map_or(Protocol::Dgt, |(p, _)| *p);
-                match self.serving(probe::probe_first(&mut port, first)).await {
-                    Ok(Ok(p)) => p,
-                    Ok(Err(ProbeError::Link(e))) => return Step::Ended(Ended::Lost(e)),
-                    Ok(Err(e @ ProbeError::NoAnswer)) => {
-                        return Step::Ended(Ended::Lost(LinkError {
-                            unplugged: false,
-                            reason: e.to_string(),
-                        }));
-                    }
-                    Err(stop) => return Step::Ended(stop),
-                }
-            }
-        };
-        Step::Port(port, protocol)
+        match self.serving(link::connect(&path, fixed, first)).await {
+            Ok(Ok(found)) => Ok(found),
+            Ok(Err(e)) => Err(Ended::Lost(e)),
+            Err(stop) => Err(stop),
+        }
     }
 
     /// Makes sure the core speaks `protocol`, handing a new core the game so far.
@@ -249,9 +198,9 @@ impl BoardTask {
     }
 
     /// Drives the core on an open port until the link is lost or the task stops.
-    async fn session(&mut self, mut port: SerialStream, protocol: Protocol) -> Ended {
+    async fn session(&mut self, mut port: Port, protocol: Protocol) -> Ended {
         self.ensure_core(protocol);
-        self.start_recording(protocol);
+        self.start_recording(&mut port, protocol);
         let now = self.now();
         if let Some((_, core)) = &mut self.core {
             core.handle_connected(now);
@@ -264,11 +213,9 @@ impl BoardTask {
             .is_some_and(|(_, c)| c.tells_identity())
             .then(|| Instant::now() + IDENTIFY_LIMIT);
         let wake = self.setup.wake.clone();
-        let mut timer = crate::timer::Timer::new();
-        let mut buf = vec![0u8; 4096];
         let ended = loop {
-            if let Err(e) = self.flush_transmits(&mut port).await {
-                break Ended::Lost(e);
+            if let Some(e) = port.take_trace_error() {
+                tracing::warn!(device = %self.device(), "recording stopped: {e}");
             }
             if let Some(by) = identify_by {
                 let identity = self.core.as_ref().and_then(|(_, c)| c.identity());
@@ -298,14 +245,10 @@ impl BoardTask {
                 tokio::task::yield_now().await;
                 self.flush_journal();
             }
-            let deadline = self
-                .core
-                .as_ref()
-                .and_then(|(_, c)| c.poll_timeout())
-                .map(|t| self.origin + Duration::from_micros(t.as_micros()))
-                .into_iter()
-                .chain(identify_by)
-                .min();
+            // Never `None` here: `ensure_core` made it, and `adopt_live` makes another.
+            let Some((_, core)) = self.core.as_mut() else {
+                break Ended::Stop;
+            };
             tokio::select! {
                 req = self.ch.requests.recv() => {
                     if let Some(stop) = self.handle_request(req) {
@@ -317,34 +260,15 @@ impl BoardTask {
                         self.adopt_live(handover, protocol);
                     }
                 }
-                read = port.read(&mut buf) => {
-                    let n = match read {
-                        Ok(0) => break Ended::Lost(LinkError::end_of_file()),
-                        Ok(n) => n,
-                        Err(e) => break Ended::Lost(LinkError::from_io(&e)),
-                    };
-                    let now = self.now();
-                    self.record(Direction::FromBoard, &buf[..n]);
-                    if let Some((_, core)) = &mut self.core {
-                        core.handle_input(now, &buf[..n]);
+                stepped = port.step(core.as_mut(), &self.clock, identify_by) => {
+                    if let Err(e) = stepped {
+                        if identify_by.is_none() {
+                            self.publish_events();
+                            self.flush_journal();
+                        }
+                        break Ended::Lost(e);
                     }
                 }
-                () = timer.sleep_until(deadline) => {
-                    let now = self.now();
-                    if let Some((_, core)) = &mut self.core {
-                        core.handle_timeout(now);
-                    }
-                }
-            }
-            if let Some(reason) = self.core.as_ref().and_then(|(_, c)| c.link_lost()) {
-                if identify_by.is_none() {
-                    self.publish_events();
-                    self.flush_journal();
-                }
-                break Ended::Lost(LinkError {
-                    unplugged: false,
-                    reason,
-                });
             }
         };
         self.setup.seats.away(&self.setup.key);
@@ -414,23 +338,6 @@ impl BoardTask {
             tracing::error!(device = %self.setup.device.display(), "journal: {e}");
         }
         self.refresh_status(true);
-    }
-
-    async fn flush_transmits(&mut self, port: &mut SerialStream) -> Result<(), LinkError> {
-        while let Some(bytes) = self.core.as_mut().and_then(|(_, c)| c.poll_transmit()) {
-            self.record(Direction::ToBoard, &bytes);
-            match tokio::time::timeout(WRITE_TIMEOUT, port.write_all(&bytes)).await {
-                Ok(Ok(())) => {}
-                Ok(Err(e)) => return Err(LinkError::from_io(&e)),
-                Err(_) => {
-                    return Err(LinkError {
-                        unplugged: false,
-                        reason: "writing to the board timed out".into(),
-                    });
-                }
-            }
-        }
-        Ok(())
     }
 
     /// Handles one request; `Some` when the task must end.
@@ -652,7 +559,7 @@ impl BoardTask {
         self.game.pgn(&pairs)
     }
 
-    fn start_recording(&mut self, protocol: Protocol) {
+    fn start_recording(&self, port: &mut Port, protocol: Protocol) {
         let Some(dir) = &self.setup.record_dir else {
             return;
         };
@@ -669,18 +576,8 @@ impl BoardTask {
             .and_then(|()| File::create(&path))
             .and_then(|f| TraceWriter::new(BufWriter::new(f), &header));
         match writer {
-            Ok(w) => self.recorder = Some((w, Instant::now())),
+            Ok(w) => port.record_to(w),
             Err(e) => tracing::warn!("cannot record {}: {e}", path.display()),
-        }
-    }
-
-    fn record(&mut self, dir: Direction, bytes: &[u8]) {
-        if let Some((w, start)) = &mut self.recorder {
-            let t = Time::from_micros(u64::try_from(start.elapsed().as_micros()).unwrap_or(0));
-            if let Err(e) = w.write(t, dir, bytes).and_then(|()| w.flush()) {
-                tracing::warn!("recording stopped: {e}");
-                self.recorder = None;
-            }
         }
     }
 }

@@ -10,7 +10,7 @@ use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 use tokio::time::Instant;
 use tokio_serial::{SerialPort, SerialStream};
 
-use super::link::LinkError;
+use super::LinkError;
 use crate::protocol::Protocol;
 
 /// Why probing found no board.
