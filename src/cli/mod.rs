@@ -20,7 +20,7 @@ mod watch;
 use std::path::PathBuf;
 
 use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
-use clap::{Args, Parser, Subcommand, ValueEnum};
+use clap::{Args, Parser, Subcommand};
 
 use crate::laws::{Edition, LawsConfig, TouchMove};
 use crate::protocol::Protocol;
@@ -77,50 +77,18 @@ pub fn protocol_values() -> impl Iterator<Item = PossibleValue> {
         .map(|p| PossibleValue::new(p.as_str()).help(p.boards()))
 }
 
-/// An edition of the FIDE Laws as named on the command line.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum LawsArg {
-    /// The Laws in force from 2023 (the default).
-    #[value(name = "fide-2023")]
-    Fide2023,
-    /// The Laws of 2014 (Article 4 as in 2018).
-    #[value(name = "fide-2014")]
-    Fide2014,
-    /// The classic text of Article 4 (numbered 1–7).
-    #[value(name = "fide-classic")]
-    FideClassic,
+/// Reads an edition of the FIDE Laws named on the command line, offering every one
+/// (`Edition::ALL`).
+pub fn edition_parser() -> impl TypedValueParser<Value = Edition> {
+    let values = Edition::ALL.map(|e| PossibleValue::new(e.name()).help(e.summary()));
+    PossibleValuesParser::new(values).try_map(|name| name.parse::<Edition>())
 }
 
-impl From<LawsArg> for Edition {
-    fn from(a: LawsArg) -> Edition {
-        match a {
-            LawsArg::Fide2023 => Edition::Fide2023,
-            LawsArg::Fide2014 => Edition::Fide2014,
-            LawsArg::FideClassic => Edition::FideClassic,
-        }
-    }
-}
-
-/// The touch-move mode as named on the command line.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, ValueEnum)]
-pub enum TouchMoveArg {
-    /// Publish the move and the violation.
-    #[default]
-    Report,
-    /// Training: a move breaking 4.3/4.4 is not confirmed; a `due` event says what to do.
-    Enforce,
-    /// Report no touch-move breaches.
-    Off,
-}
-
-impl From<TouchMoveArg> for TouchMove {
-    fn from(a: TouchMoveArg) -> TouchMove {
-        match a {
-            TouchMoveArg::Report => TouchMove::Report,
-            TouchMoveArg::Enforce => TouchMove::Enforce,
-            TouchMoveArg::Off => TouchMove::Off,
-        }
-    }
+/// Reads a touch-move mode named on the command line, offering every one
+/// (`TouchMove::ALL`).
+pub fn touch_move_parser() -> impl TypedValueParser<Value = TouchMove> {
+    let values = TouchMove::ALL.map(|m| PossibleValue::new(m.name()).help(m.summary()));
+    PossibleValuesParser::new(values).try_map(|name| name.parse::<TouchMove>())
 }
 
 /// How the game is judged: the arbiter's options, shared by the subcommands that decide
@@ -129,11 +97,11 @@ impl From<TouchMoveArg> for TouchMove {
 pub struct LawsArgs {
     /// The edition of the FIDE Laws the arbiter applies and cites [default: the trace's
     /// `laws` header, else fide-2023].
-    #[arg(long, value_enum)]
-    pub laws: Option<LawsArg>,
+    #[arg(long, value_parser = edition_parser())]
+    pub laws: Option<Edition>,
     /// What the arbiter does with touch-move breaches.
-    #[arg(long, value_enum, default_value_t = TouchMoveArg::Report)]
-    pub touch_move: TouchMoveArg,
+    #[arg(long, value_parser = touch_move_parser(), default_value_t = TouchMove::Report)]
+    pub touch_move: TouchMove,
 }
 
 impl LawsArgs {
@@ -141,7 +109,7 @@ impl LawsArgs {
     /// is not given. An unknown header edition is an error.
     pub fn config(&self, header: Option<&str>) -> Result<LawsConfig, CliError> {
         let edition = match (self.laws, header) {
-            (Some(a), _) => Edition::from(a),
+            (Some(edition), _) => edition,
             (None, Some(h)) => h
                 .trim()
                 .parse::<Edition>()
@@ -150,7 +118,7 @@ impl LawsArgs {
         };
         Ok(LawsConfig {
             edition,
-            touch_move: self.touch_move.into(),
+            touch_move: self.touch_move,
             ..LawsConfig::default()
         })
     }

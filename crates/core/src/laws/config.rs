@@ -35,6 +35,17 @@ impl TouchMove {
             TouchMove::Off => "off",
         }
     }
+
+    /// What the mode does, in a line for people (help texts).
+    pub fn summary(self) -> &'static str {
+        match self {
+            TouchMove::Report => "Publish the move and the violation",
+            TouchMove::Enforce => {
+                "Training: a move breaking 4.3/4.4 is not confirmed; a `due` event says what to do"
+            }
+            TouchMove::Off => "Report no touch-move breaches",
+        }
+    }
 }
 
 /// A touch-move mode name that is not one of `report`, `enforce`, `off`.

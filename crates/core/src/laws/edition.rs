@@ -70,6 +70,15 @@ impl Edition {
         }
     }
 
+    /// What the edition is, in a line for people (help texts).
+    pub fn summary(self) -> &'static str {
+        match self {
+            Edition::Fide2023 => "The Laws in force from 2023 (the default)",
+            Edition::Fide2014 => "The Laws of 2014 (Article 4 as in 2018)",
+            Edition::FideClassic => "The classic text of Article 4 (numbered 1–7)",
+        }
+    }
+
     /// The article this edition gives `rule`, written as the contract writes articles
     /// (`4.3a`, `4.7`), or `None` when its text has no such rule.
     ///
