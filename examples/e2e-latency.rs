@@ -297,7 +297,7 @@ fn decide(protocol: Protocol, origin: Instant, writes: &[(Instant, Vec<u8>)]) ->
             if let GameEvent::Move { ply, uci, .. } = e.event {
                 out.push(Decision {
                     ply,
-                    uci,
+                    uci: uci.to_string(),
                     t: e.t,
                     at_byte,
                 });

@@ -67,7 +67,7 @@ impl Printer {
             WatchFormat::Uci => {
                 let event: GameEvent = serde_json::from_str(json).ok()?;
                 let line = match event {
-                    GameEvent::Move { uci, .. } => uci,
+                    GameEvent::Move { uci, .. } => uci.to_string(),
                     GameEvent::NewGame { fen, .. } => format!("info string new game {fen}"),
                     GameEvent::Retract { ply, uci } => {
                         format!("info string withdrawn: move {ply} {uci}")

@@ -134,7 +134,12 @@ mod tests {
     use super::*;
 
     fn mv(ply: u32, uci: &str, san: &str, fen: &str) -> GameEvent {
-        GameEvent::plain_move(ply, uci, san, fen)
+        GameEvent::plain_move(
+            ply,
+            uci.parse().expect("uci"),
+            san.parse().expect("san"),
+            fen,
+        )
     }
 
     #[test]
@@ -158,7 +163,7 @@ mod tests {
         assert_eq!(g.fen(), after_e4);
         g.apply(&GameEvent::Retract {
             ply: 1,
-            uci: "e2e4".into(),
+            uci: "e2e4".parse().expect("uci"),
         });
         assert_eq!(g.fen(), super::super::core::START_FEN);
         assert!(g.pgn(&[]).ends_with("*\n"));

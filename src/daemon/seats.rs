@@ -282,8 +282,11 @@ mod tests {
             },
             GameEvent::Move {
                 ply: 1,
-                uci: uci.into(),
-                san: uci.into(),
+                uci: uci.parse().expect("uci"),
+                san: shakmaty::san::SanPlus {
+                    san: shakmaty::san::San::Null,
+                    suffix: None,
+                },
                 fen: String::new(),
                 clock_ms: None,
                 emt_ms: None,

@@ -251,8 +251,13 @@ pub fn signals(event: &TimedEvent) -> Vec<Signal> {
         GameEvent::NewGame { fen, chess960 } => Some(Signal::NewGame(line(fen), *chess960)),
         GameEvent::Move {
             ply, uci, san, fen, ..
-        } => Some(Signal::Move(*ply, line(uci), line(san), line(fen))),
-        GameEvent::Retract { ply, uci } => Some(Signal::Retract(*ply, line(uci))),
+        } => Some(Signal::Move(
+            *ply,
+            uci.to_string(),
+            san.to_string(),
+            line(fen),
+        )),
+        GameEvent::Retract { ply, uci } => Some(Signal::Retract(*ply, uci.to_string())),
         GameEvent::Takeback { ply } => Some(Signal::Takeback(*ply)),
         GameEvent::Violation {
             ply,
@@ -268,9 +273,9 @@ pub fn signals(event: &TimedEvent) -> Vec<Signal> {
         )),
         // The arbiter's newer events travel in `Event` only, for now.
         GameEvent::ClaimLapsed { .. } | GameEvent::Due { .. } | GameEvent::Withdrawn { .. } => None,
-        GameEvent::Mismatch { squares, .. } => {
-            Some(Signal::Mismatch(squares.iter().map(|s| line(s)).collect()))
-        }
+        GameEvent::Mismatch { squares, .. } => Some(Signal::Mismatch(
+            squares.iter().map(ToString::to_string).collect(),
+        )),
         GameEvent::Clock {
             white_ms,
             black_ms,
@@ -284,7 +289,9 @@ pub fn signals(event: &TimedEvent) -> Vec<Signal> {
             let ms = |v: &u64| i64::try_from(*v).unwrap_or(i64::MAX);
             Some(Signal::Clock(ms(white_ms), ms(black_ms), running))
         }
-        GameEvent::Result { result, reason } => Some(Signal::Result(line(result), line(reason))),
+        GameEvent::Result { result, reason } => {
+            Some(Signal::Result(result.to_string(), line(reason)))
+        }
     };
     own.into_iter()
         .chain([Signal::Event(line(&event.to_json_line()))])

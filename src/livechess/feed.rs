@@ -197,7 +197,12 @@ mod tests {
     const AFTER_E5: &str = "rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 0 2";
 
     fn mv(ply: u32, uci: &str, san: &str, fen: &str) -> GameEvent {
-        GameEvent::plain_move(ply, uci, san, fen)
+        GameEvent::plain_move(
+            ply,
+            uci.parse().expect("uci"),
+            san.parse().expect("san"),
+            fen,
+        )
     }
 
     fn status(placement: &str, fen: &str, orientation: &str) -> BoardStatus {

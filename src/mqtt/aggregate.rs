@@ -313,11 +313,16 @@ mod tests {
             game: GameState {
                 moves: sans
                     .iter()
-                    .map(|s| MoveState {
-                        uci: (*s).into(),
-                        san: (*s).into(),
-                        clock_ms: None,
-                        emt_ms: None,
+                    .scan(shakmaty::Chess::default(), |pos, s| {
+                        let san: shakmaty::san::San = s.parse().expect("san");
+                        let m = san.to_move(pos).expect("legal");
+                        shakmaty::Position::play_unchecked(pos, m);
+                        Some(MoveState {
+                            uci: shakmaty::uci::UciMove::from_standard(m).to_string(),
+                            san: (*s).into(),
+                            clock_ms: None,
+                            emt_ms: None,
+                        })
                     })
                     .collect(),
                 ..GameState::default()

@@ -176,7 +176,9 @@ impl GameState {
     }
 
     /// The events that rebuild this game from anything: a new game, each move, the
-    /// result. (The moves' FENs are not carried: the PGN does not need them.)
+    /// result. (The moves' FENs are not carried: the PGN does not need them.) A move that
+    /// does not read as UCI and SAN ends the game there: what follows it has no place.
+    /// A result that does not read is left out.
     pub fn events(&self) -> Vec<GameEvent> {
         let mut events = vec![GameEvent::NewGame {
             fen: self
@@ -186,19 +188,22 @@ impl GameState {
             chess960: self.chess960,
         }];
         for (i, m) in self.moves.iter().enumerate() {
+            let (Ok(uci), Ok(san)) = (m.uci.parse(), m.san.parse()) else {
+                return events;
+            };
             events.push(GameEvent::Move {
                 ply: u32::try_from(i + 1).unwrap_or(u32::MAX),
-                uci: m.uci.clone(),
-                san: m.san.clone(),
+                uci,
+                san,
                 fen: String::new(),
                 clock_ms: m.clock_ms,
                 emt_ms: m.emt_ms,
                 alternatives: Vec::new(),
             });
         }
-        if let Some(result) = &self.result {
+        if let Some(result) = self.result.as_deref().and_then(|r| r.parse().ok()) {
             events.push(GameEvent::Result {
-                result: result.clone(),
+                result,
                 reason: String::new(),
             });
         }
@@ -336,6 +341,30 @@ mod tests {
     }
 
     #[test]
+    fn a_state_with_a_move_that_does_not_read_ends_its_game_there() {
+        let state = GameState {
+            start_fen: None,
+            chess960: false,
+            moves: ["e2e4", "e7e5x", "g1f3"]
+                .into_iter()
+                .map(|uci| MoveState {
+                    uci: uci.into(),
+                    san: "e4".into(),
+                    clock_ms: None,
+                    emt_ms: None,
+                })
+                .collect(),
+            result: Some("won".into()),
+        };
+        let events = state.events();
+        assert!(matches!(events[0], GameEvent::NewGame { .. }));
+        assert!(
+            matches!(&events[1..], [GameEvent::Move { ply: 1, .. }]),
+            "{events:?}"
+        );
+    }
+
+    #[test]
     fn a_state_rebuilds_its_game() {
         let mut record = GameRecord::default();
         for e in [
@@ -345,15 +374,15 @@ mod tests {
             },
             GameEvent::Move {
                 ply: 1,
-                uci: "e2e4".into(),
-                san: "e4".into(),
+                uci: "e2e4".parse().expect("uci"),
+                san: "e4".parse().expect("san"),
                 fen: String::new(),
                 clock_ms: Some(1000),
                 emt_ms: None,
                 alternatives: vec![],
             },
             GameEvent::Result {
-                result: "1-0".into(),
+                result: "1-0".parse().expect("result"),
                 reason: "resigned".into(),
             },
         ] {
@@ -363,8 +392,8 @@ mod tests {
         assert_eq!(game.record(), record);
         let mut rebuilt = GameRecord {
             moves: vec![RecordedMove {
-                uci: "d2d4".into(),
-                san: "d4".into(),
+                uci: "d2d4".parse().expect("uci"),
+                san: "d4".parse().expect("san"),
                 clock_ms: None,
                 emt_ms: None,
             }],

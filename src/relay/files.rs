@@ -11,6 +11,9 @@ use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use shakmaty::san::San;
+use shakmaty::uci::UciMove;
+
 use tokio::sync::{broadcast, mpsc, watch};
 
 use super::http::RelayState;
@@ -50,9 +53,9 @@ impl BoardGame {
 }
 
 /// The comment that flags a completed illegal move (Article 7.5) on the last legal move.
-fn illegal_note(san: Option<&str>, uci: &str) -> String {
+fn illegal_note(san: Option<&San>, uci: &UciMove) -> String {
     let shown = match san {
-        Some(san) if san != uci => format!("{san} ({uci}, Article 7.5)"),
+        Some(san) => format!("{san} ({uci}, Article 7.5)"),
         _ => format!("{uci} (Article 7.5)"),
     };
     format!("Illegal move on the board: {shown}. The game goes on once it is corrected.")
@@ -215,7 +218,7 @@ impl PgnDir {
             if *ply as usize != board.record.moves.len() + 1 || board.record.result.is_some() {
                 return false;
             }
-            board.illegal = Some(illegal_note(san.as_deref(), uci));
+            board.illegal = Some(illegal_note(san.as_ref(), uci));
             board.changed();
             return true;
         }
@@ -499,8 +502,8 @@ mod tests {
     fn mv(ply: u32, uci: &str, san: &str, clock_ms: Option<u64>) -> GameEvent {
         GameEvent::Move {
             ply,
-            uci: uci.into(),
-            san: san.into(),
+            uci: uci.parse().expect("uci"),
+            san: san.parse().expect("san"),
             fen: String::new(),
             clock_ms,
             emt_ms: None,
@@ -516,8 +519,8 @@ mod tests {
             detail: format!("{uci} was completed but is illegal"),
             claimable: true,
             square: None,
-            uci: Some(uci.into()),
-            san: Some(san.into()),
+            uci: Some(uci.parse().expect("uci")),
+            san: Some(san.parse().expect("san")),
         }
     }
 
@@ -607,7 +610,7 @@ mod tests {
             laws: "fide-2023".into(),
             detail: "d".into(),
             claimable: true,
-            square: Some("g8".into()),
+            square: Some("g8".parse().expect("square")),
             uci: None,
             san: None,
         };

@@ -413,7 +413,12 @@ mod tests {
     use super::*;
 
     fn mv(ply: u32, uci: &str, san: &str) -> GameEvent {
-        GameEvent::plain_move(ply, uci, san, "")
+        GameEvent::plain_move(
+            ply,
+            uci.parse().expect("uci"),
+            san.parse().expect("san"),
+            "",
+        )
     }
 
     #[test]
@@ -446,7 +451,7 @@ mod tests {
             3,
             &GameEvent::Retract {
                 ply: 2,
-                uci: "e7e5".into(),
+                uci: "e7e5".parse().expect("uci"),
             },
         );
         view.event(3, &mv(2, "c7c5", "c5"));

@@ -98,7 +98,7 @@ mod tests {
         };
         let mut record = GameRecord::default();
         record.apply(&GameEvent::Result {
-            result: "1/2-1/2".into(),
+            result: "1/2-1/2".parse().expect("result"),
             reason: "agreed".into(),
         });
         let pgn = game_pgn(&tags, &record, None);

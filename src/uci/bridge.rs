@@ -221,8 +221,8 @@ mod tests {
         task.news.send(News::Events(start)).expect("send");
         let e4 = GameEvent::Move {
             ply: 1,
-            uci: "e2e4".into(),
-            san: "e4".into(),
+            uci: "e2e4".parse().expect("uci"),
+            san: "e4".parse().expect("san"),
             fen: String::new(),
             clock_ms: None,
             emt_ms: None,

@@ -287,7 +287,7 @@ impl Engine {
                 if keep < board.len() {
                     board.truncate(keep);
                 }
-                if let Err(e) = board.push_uci(uci) {
+                if let Err(e) = board.push_move(uci) {
                     let text = format!("the board's move {ply} ({uci}) does not fit its game: {e}");
                     self.info(text);
                 }
@@ -311,7 +311,11 @@ impl Engine {
             }
             GameEvent::Mismatch { squares, .. } => self.info(format!(
                 "the board differs from its game on {}: put the pieces right",
-                squares.join(" ")
+                squares
+                    .iter()
+                    .map(ToString::to_string)
+                    .collect::<Vec<_>>()
+                    .join(" ")
             )),
             GameEvent::Violation {
                 article,

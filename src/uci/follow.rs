@@ -10,6 +10,7 @@
 use std::time::Duration;
 
 use futures_util::StreamExt;
+use shakmaty::san::SanPlus;
 use shakmaty::uci::UciMove;
 use zbus::{MatchRule, MessageStream};
 
@@ -212,11 +213,13 @@ async fn game_so_far(board: &BoardProxy<'static>) -> Vec<GameEvent> {
                 chess960: game.chess960,
             });
             let mode = game.castling_mode();
+            let mut pos = game.start.clone();
             for (i, m) in game.moves.iter().enumerate() {
+                let san = SanPlus::from_move_and_play_unchecked(&mut pos, *m);
                 events.push(GameEvent::Move {
                     ply: i as u32 + 1,
-                    uci: UciMove::from_move(*m, mode).to_string(),
-                    san: String::new(),
+                    uci: UciMove::from_move(*m, mode),
+                    san,
                     fen: String::new(),
                     clock_ms: None,
                     emt_ms: None,

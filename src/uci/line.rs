@@ -133,12 +133,24 @@ impl GameLine {
         Ok(m)
     }
 
+    /// Plays a move the board made (either castling notation is read).
+    pub fn push_move(&mut self, uci: &UciMove) -> Result<Move, String> {
+        let m = self.legal(uci)?;
+        self.push(m)?;
+        Ok(m)
+    }
+
     /// Reads a move in UCI notation that is legal now.
     pub fn parse_uci(&self, text: &str) -> Result<Move, String> {
         let uci = UciMove::from_ascii(text.as_bytes())
             .map_err(|_| format!("{text} is not a move in UCI notation"))?;
+        self.legal(&uci)
+    }
+
+    /// The move `uci` names, if it is legal now.
+    fn legal(&self, uci: &UciMove) -> Result<Move, String> {
         uci.to_move(self.current())
-            .map_err(|_| format!("{text} is not a legal move in {}", self.current_fen()))
+            .map_err(|_| format!("{uci} is not a legal move in {}", self.current_fen()))
     }
 
     /// Goes back to the position after `plies` moves (nothing if the game is shorter).

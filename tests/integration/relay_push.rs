@@ -203,8 +203,8 @@ fn pusher(base: &str) -> LichessPush {
 fn mv(ply: u32, uci: &str, san: &str) -> GameEvent {
     GameEvent::Move {
         ply,
-        uci: uci.into(),
-        san: san.into(),
+        uci: uci.parse().expect("uci"),
+        san: san.parse().expect("san"),
         fen: String::new(),
         clock_ms: None,
         emt_ms: None,

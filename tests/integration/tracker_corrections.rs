@@ -27,7 +27,7 @@ fn retracts(run: &Run) -> Vec<(Time, u32, String)> {
     run.events
         .iter()
         .filter_map(|e| match &e.event {
-            GameEvent::Retract { ply, uci } => Some((e.t, *ply, uci.clone())),
+            GameEvent::Retract { ply, uci } => Some((e.t, *ply, uci.to_string())),
             _ => None,
         })
         .collect()
@@ -147,7 +147,7 @@ fn a_slider_resting_past_the_settle_window_then_capturing_is_corrected() {
     let retract_at = index_of(&run, |e| matches!(e, GameEvent::Retract { .. })).unwrap();
     let right_at = index_of(
         &run,
-        |e| matches!(e, GameEvent::Move { uci, .. } if uci == "c6c4"),
+        |e| matches!(e, GameEvent::Move { uci, .. } if uci.to_string() == "c6c4"),
     )
     .unwrap();
     assert!(retract_at < right_at, "{}", run.lines());
@@ -598,7 +598,8 @@ fn two_wrong_squares_stay_a_mismatch() {
         unreachable!()
     };
     assert!(
-        squares.iter().any(|s| s == "h5") && squares.iter().any(|s| s == "b4"),
+        squares.iter().any(|s| s.to_string() == "h5")
+            && squares.iter().any(|s| s.to_string() == "b4"),
         "{}",
         run.lines()
     );

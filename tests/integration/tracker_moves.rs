@@ -600,7 +600,7 @@ fn kings_in_centre_gesture_gives_result() {
     let run = run_script_with(cfg, &b, &s);
     assert!(run.events.iter().any(|e| matches!(
         &e.event,
-        GameEvent::Result { result, .. } if result == "1-0"
+        GameEvent::Result { result, .. } if result.to_string() == "1-0"
     )));
     assert!(run.moves().is_empty());
 }
@@ -623,7 +623,7 @@ fn checkmate_gives_result() {
     let run = run_script(&s);
     assert!(run.events.iter().any(|e| matches!(
         &e.event,
-        GameEvent::Result { result, reason } if result == "0-1" && reason == "checkmate"
+        GameEvent::Result { result, reason } if result.to_string() == "0-1" && reason == "checkmate"
     )));
 }
 

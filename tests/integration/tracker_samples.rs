@@ -184,11 +184,12 @@ fn score(run: &Run, san: &[String], ends: &[f64], tally: &mut Tally) -> bool {
         match &e.event {
             GameEvent::Move { ply, san: s, .. } => {
                 let i = (*ply as usize).saturating_sub(1);
-                if san.get(i).map(|x| strip(x)) != Some(strip(s)) {
+                let s = s.to_string();
+                if san.get(i).map(|x| strip(x)) != Some(strip(&s)) {
                     tally.misread += 1;
                 }
                 game.truncate(i);
-                game.push((s.clone(), e.t.as_ms_f64()));
+                game.push((s, e.t.as_ms_f64()));
             }
             GameEvent::Retract { ply, .. } => {
                 tally.retracts += 1;

@@ -4,8 +4,14 @@
 //! prints them one per line, and the daemon's D-Bus signals, the UCI bridge and the relay
 //! carry the same values. Fields may be added; none may be removed or renamed. This module
 //! only describes events; it knows nothing of how they are decided or delivered.
+//!
+//! Moves, squares and results are shakmaty's types ([`UciMove`], [`SanPlus`], [`Square`],
+//! [`KnownOutcome`]); they become the contract's text only at the serde edge.
 
 use serde::{Deserialize, Serialize};
+use shakmaty::san::{San, SanPlus};
+use shakmaty::uci::UciMove;
+use shakmaty::{KnownOutcome, Square};
 
 use crate::time::Time;
 
@@ -71,9 +77,9 @@ pub enum GameEvent {
         /// Ply number, from 1 for the first move of the game.
         ply: u32,
         /// The move in UCI notation (`e1h1` castling in Chess960 games, else `e1g1`).
-        uci: String,
+        uci: UciMove,
         /// The move in Standard Algebraic Notation.
-        san: String,
+        san: SanPlus,
         /// The position after the move.
         fen: String,
         /// The mover's remaining time on the clock once the move was made, in milliseconds
@@ -89,14 +95,14 @@ pub enum GameEvent {
         /// step taken en passant, leave the same reports and the same position). This move
         /// is the likelier reading. Absent when there is none.
         #[serde(default, skip_serializing_if = "Vec::is_empty")]
-        alternatives: Vec<String>,
+        alternatives: Vec<UciMove>,
     },
     /// A move already confirmed was not the move after all; the game is back to `ply - 1`.
     Retract {
         /// The ply withdrawn.
         ply: u32,
         /// The move withdrawn, in UCI notation.
-        uci: String,
+        uci: UciMove,
     },
     /// The players took moves back; the game now ends after ply `ply`.
     Takeback {
@@ -118,14 +124,19 @@ pub enum GameEvent {
         claimable: bool,
         /// The square of the piece the breach is about (the piece touched, the square a
         /// piece was released on), when there is one.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        square: Option<String>,
+        #[serde(
+            default,
+            skip_serializing_if = "Option::is_none",
+            with = "text::option"
+        )]
+        square: Option<Square>,
         /// A completed illegal move (`7.5`): the move, in UCI notation.
         #[serde(default, skip_serializing_if = "Option::is_none")]
-        uci: Option<String>,
-        /// A completed illegal move (`7.5`): the move in Standard Algebraic Notation.
+        uci: Option<UciMove>,
+        /// A completed illegal move (`7.5`): the move in Standard Algebraic Notation
+        /// (without check marks: the move stands in no game).
         #[serde(default, skip_serializing_if = "Option::is_none")]
-        san: Option<String>,
+        san: Option<San>,
     },
     /// A violation reported earlier is withdrawn: the ply it was seen on was misread and
     /// has been retracted (the arbiter judges the right ply afresh once it is confirmed).
@@ -135,8 +146,12 @@ pub enum GameEvent {
         /// The article of the violation.
         article: String,
         /// The square of the violation, when it had one.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        square: Option<String>,
+        #[serde(
+            default,
+            skip_serializing_if = "Option::is_none",
+            with = "text::option"
+        )]
+        square: Option<Square>,
         /// A sentence for people.
         detail: String,
     },
@@ -157,15 +172,20 @@ pub enum GameEvent {
         /// The article that makes it due.
         article: String,
         /// The square of the piece that must move or be captured, when there is one.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        square: Option<String>,
+        #[serde(
+            default,
+            skip_serializing_if = "Option::is_none",
+            with = "text::option"
+        )]
+        square: Option<Square>,
         /// A sentence for people.
         detail: String,
     },
     /// The board differs from the game and no legal continuation explains it yet.
     Mismatch {
         /// The squares that differ, like `["e4","e5"]`.
-        squares: Vec<String>,
+        #[serde(with = "text::list")]
+        squares: Vec<Square>,
         /// The legal position nearest to the board (full FEN): the game's position after
         /// the plies that explain the most of it, to put the pieces right by. Absent when
         /// no ply explains more of the board than the game's position does.
@@ -184,7 +204,8 @@ pub enum GameEvent {
     /// The game ended.
     Result {
         /// `1-0`, `0-1` or `1/2-1/2`.
-        result: String,
+        #[serde(with = "text")]
+        result: KnownOutcome,
         /// Why (`checkmate`, `stalemate`, `kings in the centre`...).
         reason: String,
     },
@@ -192,15 +213,89 @@ pub enum GameEvent {
 
 impl GameEvent {
     /// A confirmed move with no clock reading and no alternative reading.
-    pub fn plain_move(ply: u32, uci: &str, san: &str, fen: &str) -> GameEvent {
+    pub fn plain_move(ply: u32, uci: UciMove, san: SanPlus, fen: &str) -> GameEvent {
         GameEvent::Move {
             ply,
-            uci: uci.into(),
-            san: san.into(),
+            uci,
+            san,
             fen: fen.into(),
             clock_ms: None,
             emt_ms: None,
             alternatives: Vec::new(),
+        }
+    }
+}
+
+/// Fields written as their text (`Display`) and read back from it (`FromStr`), for
+/// shakmaty's types that have no serde of their own.
+mod text {
+    use std::fmt::Display;
+    use std::str::FromStr;
+
+    use serde::de::Error;
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    pub fn serialize<T: Display, S: Serializer>(value: &T, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(value)
+    }
+
+    pub fn deserialize<'de, T, D>(d: D) -> Result<T, D::Error>
+    where
+        T: FromStr<Err: Display>,
+        D: Deserializer<'de>,
+    {
+        let text = std::borrow::Cow::<str>::deserialize(d)?;
+        text.parse().map_err(D::Error::custom)
+    }
+
+    /// An optional field.
+    pub mod option {
+        use super::*;
+
+        pub fn serialize<T: Display, S: Serializer>(
+            value: &Option<T>,
+            s: S,
+        ) -> Result<S::Ok, S::Error> {
+            match value {
+                Some(v) => s.collect_str(v),
+                None => s.serialize_none(),
+            }
+        }
+
+        pub fn deserialize<'de, T, D>(d: D) -> Result<Option<T>, D::Error>
+        where
+            T: FromStr<Err: Display>,
+            D: Deserializer<'de>,
+        {
+            Option::<std::borrow::Cow<str>>::deserialize(d)?
+                .map(|text| text.parse().map_err(D::Error::custom))
+                .transpose()
+        }
+    }
+
+    /// A list.
+    pub mod list {
+        use serde::ser::SerializeSeq;
+
+        use super::*;
+
+        pub fn serialize<T: Display, S: Serializer>(value: &[T], s: S) -> Result<S::Ok, S::Error> {
+            let mut seq = s.serialize_seq(Some(value.len()))?;
+            for v in value {
+                seq.serialize_element(&v.to_string())?;
+            }
+            seq.end()
+        }
+
+        pub fn deserialize<'de, T, D>(d: D) -> Result<Vec<T>, D::Error>
+        where
+            T: FromStr<Err: Display>,
+            D: Deserializer<'de>,
+        {
+            Vec::<std::borrow::Cow<str>>::deserialize(d)?
+                .into_iter()
+                .map(|text| text.parse().map_err(D::Error::custom))
+                .collect()
         }
     }
 }
@@ -262,7 +357,7 @@ mod tests {
                 laws: "fide-2023".into(),
                 detail: "d".into(),
                 claimable: true,
-                square: Some("g1".into()),
+                square: Some("g1".parse().expect("square")),
                 uci: None,
                 san: None,
             },
@@ -279,9 +374,9 @@ mod tests {
                 laws: "fide-2023".into(),
                 detail: "d".into(),
                 claimable: true,
-                square: Some("c3".into()),
-                uci: Some("e2c3".into()),
-                san: Some("Nc3".into()),
+                square: Some("c3".parse().expect("square")),
+                uci: Some("e2c3".parse().expect("uci")),
+                san: Some("Nc3".parse().expect("san")),
             },
         };
         assert_eq!(
@@ -313,6 +408,64 @@ mod tests {
             d.to_json_line(),
             r#"{"t_ms":2300.0,"event":"due","ply":1,"article":"7.5","detail":"d"}"#
         );
+    }
+
+    #[test]
+    fn typed_fields_are_written_as_the_contract_text_and_read_back() {
+        let events = [
+            GameEvent::Move {
+                ply: 7,
+                uci: "e7e8n".parse().expect("uci"),
+                san: "e8=N+".parse().expect("san"),
+                fen: "f".into(),
+                clock_ms: None,
+                emt_ms: None,
+                alternatives: vec!["e1h1".parse().expect("uci")],
+            },
+            GameEvent::Mismatch {
+                squares: vec![Square::E4, Square::H8],
+                nearest: None,
+            },
+            GameEvent::Result {
+                result: "1/2-1/2".parse().expect("result"),
+                reason: "r".into(),
+            },
+            GameEvent::Withdrawn {
+                ply: 2,
+                article: "4.3a".into(),
+                square: Some(Square::G1),
+                detail: "d".into(),
+            },
+        ];
+        let lines: Vec<String> = events
+            .iter()
+            .map(|e| serde_json::to_string(e).expect("writes"))
+            .collect();
+        assert_eq!(
+            lines,
+            [
+                r#"{"event":"move","ply":7,"uci":"e7e8n","san":"e8=N+","fen":"f","alternatives":["e1h1"]}"#,
+                r#"{"event":"mismatch","squares":["e4","h8"]}"#,
+                r#"{"event":"result","result":"1/2-1/2","reason":"r"}"#,
+                r#"{"event":"withdrawn","ply":2,"article":"4.3a","square":"g1","detail":"d"}"#,
+            ]
+        );
+        for (line, event) in lines.iter().zip(&events) {
+            let read: GameEvent = serde_json::from_str(line).expect("reads back");
+            assert_eq!(&read, event);
+        }
+    }
+
+    #[test]
+    fn a_field_that_is_not_its_notation_does_not_read() {
+        for line in [
+            r#"{"event":"retract","ply":1,"uci":"e2e9"}"#,
+            r#"{"event":"mismatch","squares":["e4","i9"]}"#,
+            r#"{"event":"result","result":"*","reason":"r"}"#,
+            r#"{"event":"due","ply":1,"article":"4.3a","square":"x","detail":"d"}"#,
+        ] {
+            assert!(serde_json::from_str::<GameEvent>(line).is_err(), "{line}");
+        }
     }
 
     #[test]

@@ -20,8 +20,8 @@ fn new_game() -> GameEvent {
 fn e4() -> GameEvent {
     GameEvent::Move {
         ply: 1,
-        uci: "e2e4".into(),
-        san: "e4".into(),
+        uci: "e2e4".parse().expect("uci"),
+        san: "e4".parse().expect("san"),
         fen: "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1".into(),
         clock_ms: None,
         emt_ms: None,
@@ -32,8 +32,8 @@ fn e4() -> GameEvent {
 fn e5() -> GameEvent {
     GameEvent::Move {
         ply: 2,
-        uci: "e7e5".into(),
-        san: "e5".into(),
+        uci: "e7e5".parse().expect("uci"),
+        san: "e5".parse().expect("san"),
         fen: "rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 0 2".into(),
         clock_ms: None,
         emt_ms: None,
@@ -125,7 +125,7 @@ fn a_finished_game_is_kept_as_pgn_with_its_result() {
     j.record(&at(
         20,
         GameEvent::Result {
-            result: "1-0".into(),
+            result: "1-0".parse().expect("result"),
             reason: "resignation".into(),
         },
     ))

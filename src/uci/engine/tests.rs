@@ -33,8 +33,12 @@ fn greeted() -> Engine {
 fn moved(e: &mut Engine, ply: u32, uci: &str) {
     e.handle_event(&GameEvent::Move {
         ply,
-        uci: uci.into(),
-        san: String::new(),
+        uci: uci.parse().expect("uci"),
+        // The engine reads the UCI only.
+        san: shakmaty::san::SanPlus {
+            san: shakmaty::san::San::Null,
+            suffix: None,
+        },
         fen: String::new(),
         clock_ms: None,
         emt_ms: None,
@@ -153,7 +157,7 @@ fn the_guis_moves_are_shown_and_are_not_the_players_move() {
             from: Square::E7,
             to: Square::E5,
             text: "e5".into(),
-            uci: Some("e7e5".into()),
+            uci: Some("e7e5".parse().expect("uci")),
         })]
     );
     e.handle_line("go wtime 5000 btime 5000");
@@ -360,7 +364,7 @@ fn a_withdrawn_move_is_no_longer_the_players_move() {
     moved(&mut e, 1, "f1c4");
     e.handle_event(&GameEvent::Retract {
         ply: 1,
-        uci: "f1c4".into(),
+        uci: "f1c4".parse().expect("uci"),
     });
     lines(&mut e);
     e.handle_line("go");

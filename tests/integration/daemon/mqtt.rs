@@ -448,7 +448,7 @@ async fn a_board_publishes_numbered_events_and_a_retained_state_with_the_relays_
                 }
                 if let eboardd::event::GameEvent::Move { san, ply, .. } = &m.event.event {
                     sans.truncate(*ply as usize - 1);
-                    sans.push(san.clone());
+                    sans.push(san.to_string());
                 }
             }
             "eboardd/hall-a/board/0/state" => {

@@ -263,8 +263,8 @@ async fn a_relay_of_70_boards_pushes_boards_1_to_64_to_one_round_and_the_rest_to
     // A move on host board 0 (tournament board 70): only the second round changes.
     let reply = GameEvent::Move {
         ply: 2,
-        uci: "e7e5".into(),
-        san: "e5".into(),
+        uci: "e7e5".parse().expect("uci"),
+        san: "e5".parse().expect("san"),
         fen: String::new(),
         clock_ms: None,
         emt_ms: None,

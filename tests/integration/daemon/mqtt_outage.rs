@@ -68,7 +68,7 @@ fn moves_heard(heard: &Heard) -> (Vec<String>, Vec<String>) {
     let mut twice = Vec::new();
     for m in heard.values() {
         if let GameEvent::Move { ply, uci, .. } = &m.event.event
-            && !seen.insert((*ply, uci.clone()))
+            && !seen.insert((*ply, uci.to_string()))
         {
             twice.push(format!("{ply} {uci} at {:?}", m.at));
         }

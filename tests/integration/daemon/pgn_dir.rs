@@ -400,8 +400,8 @@ async fn a_round_of_four_emulated_boards_is_four_correct_games_in_board_order() 
         for p in &played.perf.truth.plies {
             record.apply(&GameEvent::Move {
                 ply: p.ply,
-                uci: p.uci.clone(),
-                san: p.san.clone(),
+                uci: p.uci.parse().expect("uci"),
+                san: p.san.parse().expect("san"),
                 fen: p.fen_after.clone(),
                 clock_ms: None,
                 emt_ms: None,

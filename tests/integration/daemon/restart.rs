@@ -53,10 +53,10 @@ fn a_daemon_killed_mid_game_resumes_every_confirmed_move_from_its_journal() {
     board.expect_line("hello", LIMIT);
     let resumed = seen.lock().map(|s| s.resumed.clone()).unwrap_or_default();
     assert_eq!(resumed.len(), 1, "the new core was handed the game");
-    let ucis: Vec<&str> = resumed[0]
+    let ucis: Vec<String> = resumed[0]
         .iter()
         .filter_map(|e| match e {
-            GameEvent::Move { uci, .. } => Some(uci.as_str()),
+            GameEvent::Move { uci, .. } => Some(uci.to_string()),
             _ => None,
         })
         .collect();

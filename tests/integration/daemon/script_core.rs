@@ -150,7 +150,7 @@ impl ScriptCore {
                         None => self.emit(
                             t,
                             GameEvent::Mismatch {
-                                squares: vec!["?".into()],
+                                squares: Vec::new(),
                                 nearest: None,
                             },
                         ),
@@ -164,7 +164,7 @@ impl ScriptCore {
                     self.emit(
                         t,
                         GameEvent::Mismatch {
-                            squares: vec![uci.to_string()],
+                            squares: Vec::new(),
                             nearest: None,
                         },
                     );
@@ -203,7 +203,7 @@ impl ScriptCore {
                 );
             }
             "mismatch" => {
-                let squares = rest.iter().map(|s| s.to_string()).collect();
+                let squares = rest.iter().filter_map(|s| s.parse().ok()).collect();
                 self.emit(
                     t,
                     GameEvent::Mismatch {
@@ -222,16 +222,22 @@ impl ScriptCore {
                 if let Some(uci) = self.moves.pop() {
                     self.positions.pop();
                     let ply = self.moves.len() as u32 + 1;
-                    self.emit(t, GameEvent::Retract { ply, uci });
+                    if let Ok(uci) = uci.parse() {
+                        self.emit(t, GameEvent::Retract { ply, uci });
+                    }
                 }
             }
-            "result" => self.emit(
-                t,
-                GameEvent::Result {
-                    result: rest.first().unwrap_or(&"*").to_string(),
-                    reason: rest.get(1..).unwrap_or(&[]).join(" "),
-                },
-            ),
+            "result" => {
+                if let Some(Ok(result)) = rest.first().map(|r| r.parse()) {
+                    self.emit(
+                        t,
+                        GameEvent::Result {
+                            result,
+                            reason: rest.get(1..).unwrap_or(&[]).join(" "),
+                        },
+                    );
+                }
+            }
             "serial" => self.serial = rest.first().map(|s| s.to_string()),
             _ => {}
         }
@@ -270,7 +276,7 @@ impl Core for ScriptCore {
                             self.events.clear();
                         }
                         GameEvent::Move { uci, .. } => {
-                            self.play(now, &uci);
+                            self.play(now, &uci.to_string());
                             self.events.clear();
                         }
                         GameEvent::Takeback { ply } => {

@@ -125,7 +125,7 @@ impl Run {
                 } => Some(Seen {
                     ply: *ply,
                     article: article.clone(),
-                    square: square.clone(),
+                    square: square.map(|s| s.to_string()),
                     claimable: *claimable,
                     laws: laws.clone(),
                     detail: detail.clone(),
@@ -148,7 +148,7 @@ impl Run {
                 GameEvent::NewGame { .. } => out.clear(),
                 GameEvent::Move { ply, uci, .. } => {
                     out.truncate(*ply as usize - 1);
-                    out.push(uci.clone());
+                    out.push(uci.to_string());
                 }
                 GameEvent::Retract { ply, .. } => out.truncate(*ply as usize - 1),
                 GameEvent::Takeback { ply } => out.truncate(*ply as usize),

@@ -85,7 +85,7 @@ impl Run {
         for e in &self.events {
             match &e.event {
                 GameEvent::NewGame { .. } => out.clear(),
-                GameEvent::Move { uci, .. } => out.push(uci.clone()),
+                GameEvent::Move { uci, .. } => out.push(uci.to_string()),
                 GameEvent::Retract { ply, .. } | GameEvent::Takeback { ply } => {
                     let keep = if matches!(e.event, GameEvent::Retract { .. }) {
                         (*ply as usize).saturating_sub(1)
@@ -104,7 +104,7 @@ impl Run {
         self.events
             .iter()
             .filter_map(|e| match &e.event {
-                GameEvent::Move { ply, uci, .. } => Some((e.t, *ply, uci.clone())),
+                GameEvent::Move { ply, uci, .. } => Some((e.t, *ply, uci.to_string())),
                 _ => None,
             })
             .collect()

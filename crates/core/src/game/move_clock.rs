@@ -148,8 +148,8 @@ mod tests {
     fn mv(fen: &str) -> GameEvent {
         GameEvent::Move {
             ply: 1,
-            uci: "e2e4".into(),
-            san: "e4".into(),
+            uci: "e2e4".parse().expect("uci"),
+            san: "e4".parse().expect("san"),
             fen: fen.into(),
             clock_ms: None,
             emt_ms: None,
@@ -244,7 +244,7 @@ mod tests {
             Time::from_millis(3_500),
             &mut GameEvent::Retract {
                 ply: 1,
-                uci: "e2e4".into(),
+                uci: "e2e4".parse().expect("uci"),
             },
         );
         let mut again = mv(AFTER_E4);

@@ -10,9 +10,9 @@ use crate::event::GameEvent;
 /// Plays `m` (legal in `pos`) and returns the `move` event for ply `ply` with the position
 /// after it. `mode` decides how castling is written in UCI (`e1h1` in Chess960).
 pub fn play_move(pos: &Chess, m: Move, ply: u32, mode: CastlingMode) -> (GameEvent, Chess) {
-    let uci = UciMove::from_move(m, mode).to_string();
+    let uci = UciMove::from_move(m, mode);
     let mut after = pos.clone();
-    let san = SanPlus::from_move_and_play_unchecked(&mut after, m).to_string();
+    let san = SanPlus::from_move_and_play_unchecked(&mut after, m);
     let fen = fen_of(&after);
     (
         GameEvent::Move {
@@ -49,8 +49,8 @@ mod tests {
             event,
             GameEvent::Move {
                 ply: 1,
-                uci: "g1f3".into(),
-                san: "Nf3".into(),
+                uci: "g1f3".parse().expect("uci"),
+                san: "Nf3".parse().expect("san"),
                 fen: "rnbqkbnr/pppppppp/8/8/8/5N2/PPPPPPPP/RNBQKB1R b KQkq - 1 1".into(),
                 clock_ms: None,
                 emt_ms: None,

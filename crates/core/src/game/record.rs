@@ -63,8 +63,8 @@ impl GameRecord {
                 let keep = (*ply as usize).saturating_sub(1);
                 self.moves.truncate(keep);
                 self.moves.push(RecordedMove {
-                    uci: uci.clone(),
-                    san: san.clone(),
+                    uci: uci.to_string(),
+                    san: san.to_string(),
                     clock_ms: *clock_ms,
                     emt_ms: *emt_ms,
                 });
@@ -78,7 +78,7 @@ impl GameRecord {
                 self.moves.truncate(*ply as usize);
                 self.result = None;
             }
-            GameEvent::Result { result, .. } => self.result = Some(result.clone()),
+            GameEvent::Result { result, .. } => self.result = Some(result.to_string()),
             _ => {}
         }
     }
@@ -199,7 +199,12 @@ mod tests {
     use super::*;
 
     fn mv(ply: u32, uci: &str, san: &str) -> GameEvent {
-        GameEvent::plain_move(ply, uci, san, "")
+        GameEvent::plain_move(
+            ply,
+            uci.parse().expect("uci"),
+            san.parse().expect("san"),
+            "",
+        )
     }
 
     #[test]
@@ -217,7 +222,7 @@ mod tests {
         }
         g.apply(&GameEvent::Retract {
             ply: 3,
-            uci: "g1f3".into(),
+            uci: "g1f3".parse().expect("uci"),
         });
         assert_eq!(g.uci_lines(), "e2e4\ne7e5\n");
         g.apply(&GameEvent::Takeback { ply: 1 });
@@ -231,7 +236,7 @@ mod tests {
         g.apply(&mv(2, "e7e5", "e5"));
         g.apply(&mv(3, "d1h5", "Qh5"));
         g.apply(&GameEvent::Result {
-            result: "1-0".into(),
+            result: "1-0".parse().expect("result"),
             reason: "test".into(),
         });
         let pgn = g.to_pgn(&[("Event", "Test")]);

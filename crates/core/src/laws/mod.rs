@@ -34,6 +34,7 @@ use std::collections::{HashSet, VecDeque};
 use std::time::Duration;
 
 use shakmaty::san::San;
+use shakmaty::uci::UciMove;
 use shakmaty::{Bitboard, Board, Chess, Color, Move, Piece, Position, Square};
 
 pub use config::{LawsConfig, TouchMove, UnknownTouchMove, View};
@@ -232,7 +233,7 @@ impl Arbiter {
         self.cfg.edition.article(rule).unwrap_or("?")
     }
 
-    fn judge_confirmed(&mut self, now: Time, ply: u32, uci: &str, view: &View) {
+    fn judge_confirmed(&mut self, now: Time, ply: u32, uci: &UciMove, view: &View) {
         if self.cfg.touch_move == TouchMove::Off {
             return;
         }
@@ -241,7 +242,7 @@ impl Arbiter {
         let (Some(p), Some(before)) = (game.plies().get(index), game.position_at(index)) else {
             return;
         };
-        if p.uci != uci {
+        if p.uci != *uci {
             // Replaced within the same step; the later `move` event judges the new one.
             return;
         }
@@ -328,7 +329,7 @@ impl Arbiter {
                 event: GameEvent::Due {
                     ply,
                     article: self.article(f.rule).to_string(),
-                    square: f.square.map(|s| s.to_string()),
+                    square: f.square,
                     detail: due_sentence(f, self.article(f.rule)),
                 },
             });
@@ -353,7 +354,7 @@ impl Arbiter {
                 event: GameEvent::Withdrawn {
                     ply: p,
                     article: article.to_string(),
-                    square: square.map(|s| s.to_string()),
+                    square,
                     detail: format!(
                         "ply {p} was misread and has been corrected: the breach of {article} \
                          reported on it is withdrawn."
@@ -405,7 +406,7 @@ impl Arbiter {
                 laws: ed.name().to_string(),
                 detail,
                 claimable,
-                square: f.square.map(|s| s.to_string()),
+                square: f.square,
                 uci: None,
                 san: None,
             },
@@ -475,7 +476,7 @@ impl Arbiter {
         }
         self.reported.insert(key);
         self.withheld |= destinations(m);
-        let uci = m.to_uci(game.mode()).to_string();
+        let uci = m.to_uci(game.mode());
         let article = self.article(Rule::IllegalMove);
         self.events.push_back(TimedEvent {
             t: now,
@@ -490,9 +491,9 @@ impl Arbiter {
                     ply - 1
                 ),
                 claimable: true,
-                square: Some(target.to_string()),
+                square: Some(target),
                 uci: Some(uci),
-                san: Some(San::from_move(pos, m).to_string()),
+                san: Some(San::from_move(pos, m)),
             },
         });
     }

@@ -20,6 +20,7 @@
 
 use std::time::Duration;
 
+use shakmaty::uci::UciMove;
 use shakmaty::{Bitboard, Chess, Color, Move, Piece, Position, Square, attacks};
 
 use super::explain::{self, BaseMoves, Candidate, Evidence, Keep, piece_bit};
@@ -833,10 +834,10 @@ impl Tracker {
         let Some(game) = &mut self.game else { return };
         let n = game.len();
         let keep = n - h.undo;
-        let undone: Vec<(u32, String)> = game.plies()[keep..]
+        let undone: Vec<(u32, UciMove)> = game.plies()[keep..]
             .iter()
             .enumerate()
-            .map(|(i, p)| ((keep + i + 1) as u32, p.uci.clone()))
+            .map(|(i, p)| ((keep + i + 1) as u32, p.uci))
             .collect();
         game.truncate(keep);
         for (ply, uci) in undone.into_iter().rev() {

@@ -6,8 +6,9 @@
 //! how moves are recognised, of time sources, or of IO.
 
 use shakmaty::{
-    Board, CastlingMode, Chess, Color, Move, MoveList, Piece, Position, Role, Square,
+    Board, CastlingMode, Chess, KnownOutcome, Move, MoveList, Piece, Position, Role, Square,
     san::{San, SanPlus, Suffix},
+    uci::UciMove,
 };
 
 use super::start::Start;
@@ -38,9 +39,9 @@ pub struct Ply {
     /// The move.
     pub mv: Move,
     /// UCI notation (king-takes-rook castling in Chess960 games).
-    pub uci: String,
+    pub uci: UciMove,
     /// SAN with check and mate marks.
-    pub san: String,
+    pub san: SanPlus,
     /// When it was confirmed.
     pub confirmed_at: Time,
     /// Every lift and placement the sensors reported while it was played, in order
@@ -132,16 +133,13 @@ impl Game {
         now: Time,
         log: Vec<SquareEvent>,
     ) -> (&Ply, String) {
-        let mut uci = String::with_capacity(5);
-        mv.to_uci(self.mode()).append_to_string(&mut uci);
+        let uci = mv.to_uci(self.mode());
         let suffix = after.is_check().then_some(if has_moves {
             Suffix::Check
         } else {
             Suffix::Checkmate
         });
-        let mut text = String::with_capacity(8);
-        SanPlus { san, suffix }.append_to_string(&mut text);
-        let san = text;
+        let san = SanPlus { san, suffix };
         let fen = fen_of(&after);
         self.positions.truncate(self.plies.len() + 1);
         self.positions.push(after);
@@ -192,17 +190,15 @@ impl Game {
 
     /// The result if the current position ends the game: (`1-0`/`0-1`/`1/2-1/2`, reason).
     /// `has_moves` says whether the side to move has a legal move.
-    pub fn outcome(&self, has_moves: bool) -> Option<(&'static str, &'static str)> {
+    pub fn outcome(&self, has_moves: bool) -> Option<(KnownOutcome, &'static str)> {
         let pos = self.position();
         if has_moves {
             None
         } else if pos.is_check() {
-            Some(match pos.turn() {
-                Color::White => ("0-1", "checkmate"),
-                Color::Black => ("1-0", "checkmate"),
-            })
+            let winner = pos.turn().other();
+            Some((KnownOutcome::Decisive { winner }, "checkmate"))
         } else {
-            Some(("1/2-1/2", "stalemate"))
+            Some((KnownOutcome::Draw, "stalemate"))
         }
     }
 }

@@ -59,7 +59,9 @@ pub mod start;
 use std::collections::VecDeque;
 use std::time::Duration;
 
-use shakmaty::{Bitboard, Board, Chess, Color, Move, Position, Role, Square, attacks};
+use shakmaty::{
+    Bitboard, Board, Chess, Color, KnownOutcome, Move, Position, Role, Square, attacks,
+};
 
 use crate::event::{GameEvent, TimedEvent};
 use crate::sensing::SquareChange;
@@ -1116,7 +1118,7 @@ impl Tracker {
         }
         if self.stable_for(now, self.cfg.mismatch_after) {
             self.reported = squares;
-            let names = squares.into_iter().map(|s| s.to_string()).collect();
+            let names = squares.into_iter().collect();
             let nearest = self.nearest();
             self.emit(
                 now,
@@ -1152,14 +1154,14 @@ impl Tracker {
         Some(game::fen_of(&pos))
     }
 
-    fn finish(&mut self, now: Time, result: &str, reason: &str) {
+    fn finish(&mut self, now: Time, result: KnownOutcome, reason: &str) {
         if let Some(g) = &mut self.game {
             g.finished = true;
         }
         self.emit(
             now,
             GameEvent::Result {
-                result: result.to_string(),
+                result,
                 reason: reason.to_string(),
             },
         );
@@ -1235,12 +1237,12 @@ impl Tracker {
         let (ply, fen) = game.push(m, (san, next.pos.clone(), has_moves), now, ply_log);
         let event = GameEvent::Move {
             ply: number,
-            uci: ply.uci.clone(),
-            san: ply.san.clone(),
+            uci: ply.uci,
+            san: ply.san,
             fen,
             clock_ms: None,
             emt_ms: None,
-            alternatives: others.iter().map(|o| o.to_uci(mode).to_string()).collect(),
+            alternatives: others.iter().map(|o| o.to_uci(mode)).collect(),
         };
         let outcome = game.outcome(has_moves);
         self.evidence.rebuild(&self.log);
@@ -1710,7 +1712,7 @@ impl Tracker {
         if !self.stable_for(now, self.cfg.settle) {
             return Err(Some(self.last_change + self.cfg.settle));
         }
-        let uci = last.uci.clone();
+        let uci = last.uci;
         let turn = prev.turn();
         let mut log = last.log.clone();
         log.append(&mut self.log);

@@ -167,7 +167,7 @@ pub fn score_trace(trace: &Trace, truth: &Truth, mut config: CoreConfig) -> Game
         expected: truth.san.len(),
         ..GameScore::default()
     };
-    let changes: Vec<(Time, Published<'_>)> = events
+    let changes: Vec<(Time, Published)> = events
         .iter()
         .filter_map(|e| Published::of(&e.event).map(|p| (e.t, p)))
         .collect();
@@ -214,13 +214,13 @@ fn only_an_alternative(alternatives: &[String], truth: &Truth, index: usize) -> 
 }
 
 /// A change of the published moves.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Published<'a> {
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Published {
     /// A move confirmed at `ply` (the moves from `ply` on replaced).
     Move {
         ply: u32,
-        san: &'a str,
-        alternatives: &'a [String],
+        san: String,
+        alternatives: Vec<String>,
     },
     /// The move at `ply` and any after it withdrawn.
     Retract { ply: u32 },
@@ -230,9 +230,9 @@ enum Published<'a> {
     NewGame,
 }
 
-impl Published<'_> {
+impl Published {
     /// The change `event` makes to the published moves, if any.
-    fn of(event: &GameEvent) -> Option<Published<'_>> {
+    fn of(event: &GameEvent) -> Option<Published> {
         match event {
             GameEvent::Move {
                 ply,
@@ -241,8 +241,8 @@ impl Published<'_> {
                 ..
             } => Some(Published::Move {
                 ply: *ply,
-                san,
-                alternatives,
+                san: san.to_string(),
+                alternatives: alternatives.iter().map(ToString::to_string).collect(),
             }),
             GameEvent::Retract { ply, .. } => Some(Published::Retract { ply: *ply }),
             GameEvent::Takeback { ply } => Some(Published::Takeback { ply: *ply }),
@@ -259,7 +259,7 @@ impl Published<'_> {
 /// between; `uci`, the moves played in UCI notation where known, tells a reading the board
 /// cannot tell apart). Returns the final game, ply by ply.
 fn follow(
-    changes: &[(Time, Published<'_>)],
+    changes: &[(Time, Published)],
     (truth, uci): (&[String], &[String]),
     end: Time,
     out: &mut GameScore,
@@ -277,30 +277,31 @@ fn follow(
         let ms = until.saturating_since(since).as_secs_f64() * 1000.0;
         out.longest_wrong_but_alternatives_ms = out.longest_wrong_but_alternatives_ms.max(ms);
     };
-    for (k, &(t, change)) in changes.iter().enumerate() {
+    for (k, (t, change)) in changes.iter().enumerate() {
+        let t = *t;
         match change {
             Published::Move {
                 ply,
                 san,
                 alternatives,
             } => {
-                let index = (ply as usize).saturating_sub(1);
+                let index = (*ply as usize).saturating_sub(1);
                 if truth.get(index).map(|s| strip(s)) != Some(strip(san)) {
                     out.misread += 1;
                 }
                 game.truncate(index);
                 game.push(Confirmed {
-                    san: san.to_string(),
+                    san: san.clone(),
                     t,
-                    alternatives: alternatives.to_vec(),
+                    alternatives: alternatives.clone(),
                 });
             }
             Published::Retract { ply } => {
                 out.retracts += 1;
                 out.corrections += usize::from(!in_retracts);
-                game.truncate((ply as usize).saturating_sub(1));
+                game.truncate((*ply as usize).saturating_sub(1));
             }
-            Published::Takeback { ply } => game.truncate(ply as usize),
+            Published::Takeback { ply } => game.truncate(*ply as usize),
             Published::NewGame => game.clear(),
         }
         in_retracts = matches!(change, Published::Retract { .. });
@@ -391,7 +392,7 @@ fn last_reports(tracker: &eboardd_core::tracker::Tracker) -> Vec<(String, Time)>
                 .iter()
                 .map(|p| {
                     let t = p.log.iter().map(|e| e.t).max().unwrap_or(p.confirmed_at);
-                    (p.san.clone(), t)
+                    (p.san.to_string(), t)
                 })
                 .collect()
         })
@@ -556,11 +557,11 @@ mod tests {
         Time::from_millis(ms)
     }
 
-    fn mv(ply: u32, san: &str) -> Published<'_> {
+    fn mv(ply: u32, san: &str) -> Published {
         Published::Move {
             ply,
-            san,
-            alternatives: &[],
+            san: san.to_string(),
+            alternatives: Vec::new(),
         }
     }
 
@@ -602,8 +603,8 @@ mod tests {
                 at(200),
                 Published::Move {
                     ply: 2,
-                    san: "d6",
-                    alternatives: &listed,
+                    san: "d6".to_string(),
+                    alternatives: listed,
                 },
             ),
             (at(300), mv(3, "exd6")),

@@ -131,7 +131,7 @@ pub fn score_laws(trace: &Trace, truth: &Truth, config: CoreConfig) -> LawsScore
             !matched[i]
                 && o.ply == *ply
                 && &o.article == article
-                && (o.square.is_none() || o.square == *square)
+                && (o.square.is_none() || o.square == square.map(|s| s.to_string()))
         });
         let counts = score.articles.entry(article.clone()).or_default();
         match hit {
@@ -143,7 +143,7 @@ pub fn score_laws(trace: &Trace, truth: &Truth, config: CoreConfig) -> LawsScore
                 counts.false_reports += 1;
                 score.false_lines.push(format!(
                     "{ply} {article} {} {detail}",
-                    square.as_deref().unwrap_or("-")
+                    square.map_or("-".to_string(), |s| s.to_string())
                 ));
             }
         }

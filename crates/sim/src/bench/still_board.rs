@@ -241,7 +241,9 @@ mod tests {
         m.handle_timeout(Time::from_millis(550));
         let e = m.poll_event().expect("a move");
         assert_eq!(e.t, Time::from_millis(550));
-        assert!(matches!(e.event, GameEvent::Move { ply: 1, ref uci, .. } if uci == "e2e4"));
+        assert!(
+            matches!(e.event, GameEvent::Move { ply: 1, ref uci, .. } if uci.to_string() == "e2e4")
+        );
     }
 
     #[test]

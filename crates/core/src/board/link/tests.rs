@@ -241,7 +241,7 @@ fn a_shown_move_lights_its_squares_and_goes_on_the_clock() {
     assert_eq!(sent(&mut core), [auto_reverse_off()]);
     let show = CoreCommand::ShowMove {
         uci: UciMove::from_ascii(b"g1f3").expect("uci"),
-        san: "Nf3".into(),
+        san: "Nf3".parse().expect("san"),
     };
     core.handle_command(Time::from_millis(100), show)
         .expect("shown");
@@ -460,7 +460,7 @@ fn field_update(square: Square, piece: Option<char>) -> Vec<u8> {
 fn moves_of(core: &mut BoardCore) -> Vec<String> {
     std::iter::from_fn(|| core.poll_event())
         .filter_map(|e| match e.event {
-            GameEvent::Move { uci, .. } => Some(uci),
+            GameEvent::Move { uci, .. } => Some(uci.to_string()),
             _ => None,
         })
         .collect()
@@ -483,11 +483,12 @@ fn a_game_taken_over_on_an_open_port_finds_the_plies_played_meanwhile_and_the_on
             .expect("uci")
             .to_move(&pos)
             .expect("legal");
+        let san = shakmaty::san::SanPlus::from_move(pos.clone(), mv);
         pos.play_unchecked(mv);
         events.push(GameEvent::Move {
             ply: i as u32 + 1,
-            uci: (*m).into(),
-            san: String::new(),
+            uci: m.parse().expect("uci"),
+            san,
             fen: String::new(),
             clock_ms: None,
             emt_ms: None,
