@@ -22,6 +22,7 @@ use std::path::PathBuf;
 use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
 use clap::{Args, Parser, Subcommand};
 
+use crate::daemon::config::ProtocolChoice;
 use crate::laws::{Edition, LawsConfig, TouchMove};
 use crate::protocol::Protocol;
 
@@ -75,6 +76,13 @@ pub fn protocol_values() -> impl Iterator<Item = PossibleValue> {
     Protocol::ALL
         .into_iter()
         .map(|p| PossibleValue::new(p.as_str()).help(p.boards()))
+}
+
+/// Reads `auto` (ask the board) or a protocol named on the command line.
+pub fn protocol_choice_parser() -> impl TypedValueParser<Value = ProtocolChoice> {
+    let names = std::iter::once("auto").chain(Protocol::ALL.map(Protocol::as_str));
+    PossibleValuesParser::new(names.map(PossibleValue::new))
+        .try_map(|name| name.parse::<ProtocolChoice>())
 }
 
 /// Reads an edition of the FIDE Laws named on the command line, offering every one

@@ -10,6 +10,7 @@ use std::time::Duration;
 
 use clap::Args;
 
+use super::protocol_choice_parser;
 use crate::daemon::config::ProtocolChoice;
 use crate::dbus::Bus;
 use crate::uci::bridge::{self, TaskChannels};
@@ -31,8 +32,8 @@ pub struct UciArgs {
     #[arg(long, value_name = "PATH")]
     pub device: Option<PathBuf>,
     /// The board's protocol when it is opened here.
-    #[arg(long, value_name = "PROTOCOL", default_value = "auto", value_parser = ["auto", "dgt", "millennium"])]
-    pub protocol: String,
+    #[arg(long, value_name = "PROTOCOL", default_value = "auto", value_parser = protocol_choice_parser())]
+    pub protocol: ProtocolChoice,
     /// Follow the daemon on the system bus (default: the session bus, then the system bus).
     #[arg(long, conflicts_with_all = ["bus_address", "device"])]
     pub system: bool,
@@ -43,10 +44,9 @@ pub struct UciArgs {
 
 /// Runs `eboardd uci` until `quit` or the end of standard input.
 pub fn run(args: UciArgs) -> anyhow::Result<()> {
-    let protocol = match args.protocol.parse::<ProtocolChoice>() {
-        Ok(ProtocolChoice::Fixed(p)) => Some(p),
-        Ok(ProtocolChoice::Auto) => None,
-        Err(e) => return Err(super::CliError::input(e).into()),
+    let protocol = match args.protocol {
+        ProtocolChoice::Fixed(p) => Some(p),
+        ProtocolChoice::Auto => None,
     };
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()

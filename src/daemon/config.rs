@@ -285,7 +285,13 @@ impl FromStr for ProtocolChoice {
         }
         s.parse::<Protocol>()
             .map(ProtocolChoice::Fixed)
-            .map_err(|_| format!("unknown protocol {s:?} (expected auto, dgt or millennium)"))
+            .map_err(|_| {
+                let names: Vec<&str> = Protocol::ALL.iter().map(|p| p.as_str()).collect();
+                format!(
+                    "unknown protocol {s:?} (expected auto or {})",
+                    names.join(" or ")
+                )
+            })
     }
 }
 
