@@ -159,6 +159,13 @@ impl Driver for DgtDriver {
                 // lost (or it was reset meanwhile). Asked again; the next check tells.
                 if self.update_mode_resent {
                     tracing::debug!(squares, "a DGT board still reports no changes");
+                } else if self.keepalive.is_none() {
+                    // Never connected (a replay): nothing goes to the board, so it is
+                    // only noted.
+                    tracing::debug!(
+                        squares,
+                        "the DGT board's dump shows changes it never reported"
+                    );
                 } else {
                     tracing::warn!(
                         squares,
