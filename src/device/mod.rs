@@ -132,19 +132,30 @@ impl Device {
 
     /// Starts the link: the core's start-up for the protocol, written as the core paces it
     /// (a DGT board's first command 400 ms after the port opened, each next one 100 ms
-    /// after the one before; the waits are tokio's), reading what the board answers
-    /// meanwhile. Returns once it is all written, or after [`START_LIMIT`].
+    /// after the one before; the waits are tokio's). Returns once the paced start-up is
+    /// written, or after [`START_LIMIT`]; what the board answers meanwhile waits in the
+    /// port for [`Device::next`], so that a command given between the two (a new game)
+    /// comes before the board's moves.
     pub async fn start(&mut self) -> Result<(), DeviceError> {
         let now = self.now();
         self.core.handle_connected(now);
         let limit = Instant::now() + START_LIMIT;
-        while self.core.has_queued() && Instant::now() < limit {
-            self.turn(Some(limit)).await?;
+        loop {
+            self.port
+                .write(&mut self.core)
+                .await
+                .map_err(|e| self.disconnected(e))?;
+            let Some(due) = self.core.pacing_due().filter(|_| self.core.has_queued()) else {
+                break;
+            };
+            let due = self.clock.instant(due);
+            if due > limit {
+                break;
+            }
+            tokio::time::sleep_until(due).await;
+            let now = self.now();
+            self.core.handle_timeout(now);
         }
-        self.port
-            .write(&mut self.core)
-            .await
-            .map_err(|e| self.disconnected(e))?;
         self.trace_failed()
     }
 
