@@ -244,7 +244,7 @@ impl View {
         };
         let mut record = self.record.clone();
         if record.result.is_none() && record.moves.len() == game.moves.len() {
-            record.result = game.result.clone().filter(|r| r != "*");
+            record.result = game.result.as_deref().and_then(|r| r.parse().ok());
         }
         let tags = [
             ("Event", tag("Event")),

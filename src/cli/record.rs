@@ -69,8 +69,8 @@ async fn record(args: RecordArgs) -> anyhow::Result<()> {
             out = device.next() => match out {
                 Ok(DeviceOutput::Sensed(item)) => println!("{item}"),
                 Ok(DeviceOutput::Event(event)) => println!("{} event {}", event.t, event.to_json_line()),
-                Err(crate::device::DeviceError::Disconnected { path, reason }) => {
-                    eprintln!("eboardd: {path}: board disconnected ({reason}); the trace is complete");
+                Err(crate::device::DeviceError::Disconnected { path, link }) => {
+                    eprintln!("eboardd: {path}: board disconnected ({}); the trace is complete", link.reason);
                     break;
                 }
                 Err(e) => return Err(e.into()),

@@ -5,7 +5,7 @@
 //! commands are checked against (a move to show must be legal). It trusts the events and
 //! knows nothing of how they were decided, stored or published.
 
-use shakmaty::uci::UciMove;
+use shakmaty::KnownOutcome;
 use shakmaty::{CastlingMode, Chess, Position};
 
 use crate::event::GameEvent;
@@ -79,10 +79,7 @@ impl GameView {
             .position()
             .unwrap_or((Chess::default(), CastlingMode::Standard));
         for m in &self.record.moves {
-            let Some(legal) = UciMove::from_ascii(m.uci.as_bytes())
-                .ok()
-                .and_then(|u| u.to_move(&pos).ok())
-            else {
+            let Ok(legal) = m.uci.to_move(&pos) else {
                 tracing::warn!(uci = %m.uci, "a recorded move does not replay; the position stops before it");
                 break;
             };
@@ -114,8 +111,8 @@ impl GameView {
     }
 
     /// The result, once decided.
-    pub fn result(&self) -> Option<&str> {
-        self.record.result.as_deref()
+    pub fn result(&self) -> Option<KnownOutcome> {
+        self.record.result
     }
 
     /// The moves and result so far.

@@ -19,8 +19,9 @@ use zbus::{Connection, Variant, interface};
 
 use super::error::Error;
 use crate::daemon::board::{BoardHandle, BoardStatus};
-use crate::event::{GameEvent, Side, TimedEvent};
+use crate::event::{GameEvent, TimedEvent};
 use crate::text::{self, MAX_LINE};
+use shakmaty::Color;
 
 /// The longest PGN published (a long game is a few kilobytes).
 pub const MAX_PGN: usize = 1 << 20;
@@ -282,8 +283,8 @@ pub fn signals(event: &TimedEvent) -> Vec<Signal> {
             running,
         } => {
             let running = match running {
-                Some(Side::White) => "white",
-                Some(Side::Black) => "black",
+                Some(Color::White) => "white",
+                Some(Color::Black) => "black",
                 None => "",
             };
             let ms = |v: &u64| i64::try_from(*v).unwrap_or(i64::MAX);

@@ -34,12 +34,12 @@ pub enum DeviceError {
     #[error("{0}")]
     Open(LinkError),
     /// The board went away (unplugged, powered off, link lost).
-    #[error("{path}: board disconnected ({reason})")]
+    #[error("{path}: board disconnected ({})", link.reason)]
     Disconnected {
         /// The device path.
         path: String,
-        /// What showed it.
-        reason: String,
+        /// What showed it, and whether it looked like unplugging.
+        link: LinkError,
     },
     /// Writing the trace failed.
     #[error("writing the trace: {0}")]
@@ -69,6 +69,20 @@ pub struct Device {
 
 /// The longest [`Device::start`] waits for the start-up to be written.
 const START_LIMIT: Duration = Duration::from_secs(3);
+
+impl DeviceError {
+    /// The link error this is, or stands for: a lost link as it was seen (unplugged or
+    /// not); anything else as a link that cannot go on.
+    pub fn into_link(self) -> LinkError {
+        match self {
+            DeviceError::Open(link) | DeviceError::Disconnected { link, .. } => link,
+            other => LinkError {
+                unplugged: false,
+                reason: other.to_string(),
+            },
+        }
+    }
+}
 
 impl Device {
     /// Opens the board at `path` for `protocol`. The port is opened as [`link::open`]
@@ -123,10 +137,7 @@ impl Device {
     pub async fn command(&mut self, command: CoreCommand) -> Result<(), DeviceError> {
         let now = self.now();
         let answer = self.core.handle_command(now, command);
-        self.port
-            .write(&mut self.core)
-            .await
-            .map_err(|e| self.disconnected(e))?;
+        self.write().await?;
         answer.map_err(DeviceError::Refused)
     }
 
@@ -141,10 +152,7 @@ impl Device {
         self.core.handle_connected(now);
         let limit = Instant::now() + START_LIMIT;
         loop {
-            self.port
-                .write(&mut self.core)
-                .await
-                .map_err(|e| self.disconnected(e))?;
+            self.write().await?;
             let Some(due) = self.core.pacing_due().filter(|_| self.core.has_queued()) else {
                 break;
             };
@@ -174,6 +182,14 @@ impl Device {
         }
     }
 
+    /// Writes what the core has to send now.
+    async fn write(&mut self) -> Result<(), DeviceError> {
+        self.port
+            .write(&mut self.core)
+            .await
+            .map_err(|e| self.disconnected(e))
+    }
+
     async fn turn(&mut self, until: Option<Instant>) -> Result<(), DeviceError> {
         self.port
             .step(&mut self.core, &self.clock, until)
@@ -191,7 +207,7 @@ impl Device {
     fn disconnected(&self, e: LinkError) -> DeviceError {
         DeviceError::Disconnected {
             path: self.port.path().display().to_string(),
-            reason: e.reason,
+            link: e,
         }
     }
 }

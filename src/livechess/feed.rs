@@ -10,15 +10,15 @@
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use shakmaty::Position;
-use shakmaty::uci::UciMove;
 
 use super::message::{Clock, EBoardEvent};
 use crate::daemon::board::BoardStatus;
 use crate::daemon::core::{GameSetup, START_FEN};
-use crate::event::{GameEvent, Side};
+use crate::event::GameEvent;
 use crate::game::notation::fen_of;
 use crate::game::record::GameRecord;
 use crate::sensing::ClockReading;
+use shakmaty::Color;
 
 /// Milliseconds since the Unix epoch at `t`.
 pub fn unix_ms(t: SystemTime) -> u64 {
@@ -31,7 +31,7 @@ pub fn clock_of(reading: ClockReading, at: SystemTime) -> Clock {
     Clock {
         white: reading.white_ms / 1000,
         black: reading.black_ms / 1000,
-        run: reading.running.map(|side| side == Side::White),
+        run: reading.running.map(|side| side == Color::White),
         time: unix_ms(at),
     }
 }
@@ -145,10 +145,7 @@ impl Feed {
         };
         let mut found = (position_key(&fen_of(&pos)) == wanted_key).then_some(0);
         for (i, m) in self.record.moves.iter().enumerate() {
-            let Some(legal) = UciMove::from_ascii(m.uci.as_bytes())
-                .ok()
-                .and_then(|u| u.to_move(&pos).ok())
-            else {
+            let Ok(legal) = m.uci.to_move(&pos) else {
                 break;
             };
             pos.play_unchecked(legal);
@@ -182,7 +179,7 @@ impl Feed {
                 .moves
                 .iter()
                 .skip(skip)
-                .map(|m| m.san.clone())
+                .map(|m| m.san.to_string())
                 .collect(),
             matches: self.placement.is_some() && self.placement == self.game_placement,
         }
@@ -270,7 +267,7 @@ mod tests {
             &GameEvent::Clock {
                 white_ms: 5_676_900,
                 black_ms: 7_190_000,
-                running: Some(Side::Black),
+                running: Some(Color::Black),
             },
             at,
         );

@@ -6,9 +6,10 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::event::{GameEvent, Side, TimedEvent};
+use crate::event::{GameEvent, TimedEvent};
 use crate::game::record::{GameRecord, RecordedMove};
 use crate::time::Time;
+use shakmaty::Color;
 
 /// Where a message stands in a board's history: one life of the publishing daemon
 /// (`run`), and the count of the board's events in it (`seq`, from 1; 0 before any).
@@ -98,8 +99,9 @@ pub struct ClockState {
     pub white_ms: u64,
     /// Black's remaining time, in milliseconds.
     pub black_ms: u64,
-    /// Whose clock runs, if any.
-    pub running: Option<Side>,
+    /// Whose clock runs, if any (`white`, `black`, or null).
+    #[serde(default, with = "crate::event::text::option")]
+    pub running: Option<Color>,
 }
 
 /// One move of [`GameState`].
@@ -146,17 +148,18 @@ impl GameState {
                 .moves
                 .iter()
                 .map(|m| MoveState {
-                    uci: m.uci.clone(),
-                    san: m.san.clone(),
+                    uci: m.uci.to_string(),
+                    san: m.san.to_string(),
                     clock_ms: m.clock_ms,
                     emt_ms: m.emt_ms,
                 })
                 .collect(),
-            result: record.result.clone(),
+            result: record.result.map(|r| r.to_string()),
         }
     }
 
-    /// The record this game rebuilds.
+    /// The record this game rebuilds. A move that does not read as UCI and SAN ends the
+    /// game there, as in [`GameState::events`]; a result that does not read is left out.
     pub fn record(&self) -> GameRecord {
         GameRecord {
             start_fen: self.start_fen.clone(),
@@ -164,14 +167,16 @@ impl GameState {
             moves: self
                 .moves
                 .iter()
-                .map(|m| RecordedMove {
-                    uci: m.uci.clone(),
-                    san: m.san.clone(),
-                    clock_ms: m.clock_ms,
-                    emt_ms: m.emt_ms,
+                .map_while(|m| {
+                    Some(RecordedMove {
+                        uci: m.uci.parse().ok()?,
+                        san: m.san.parse().ok()?,
+                        clock_ms: m.clock_ms,
+                        emt_ms: m.emt_ms,
+                    })
                 })
                 .collect(),
-            result: self.result.clone(),
+            result: self.result.as_deref().and_then(|r| r.parse().ok()),
         }
     }
 
@@ -361,6 +366,35 @@ mod tests {
         assert!(
             matches!(&events[1..], [GameEvent::Move { ply: 1, .. }]),
             "{events:?}"
+        );
+        let record = state.record();
+        let moves: Vec<String> = record.moves.iter().map(|m| m.uci.to_string()).collect();
+        assert_eq!(moves, ["e2e4"]);
+        assert_eq!(record.result, None);
+    }
+
+    #[test]
+    fn a_clock_state_names_the_running_side_as_the_events_do() {
+        let clock = ClockState {
+            white_ms: 60_000,
+            black_ms: 59_000,
+            running: Some(Color::Black),
+        };
+        let json = serde_json::to_string(&clock).expect("json");
+        assert_eq!(
+            json,
+            r#"{"white_ms":60000,"black_ms":59000,"running":"black"}"#
+        );
+        assert_eq!(
+            serde_json::from_str::<ClockState>(&json).expect("back"),
+            clock
+        );
+        let stopped: ClockState =
+            serde_json::from_str(r#"{"white_ms":1,"black_ms":2}"#).expect("no side");
+        assert_eq!(stopped.running, None);
+        assert!(
+            serde_json::from_str::<ClockState>(r#"{"white_ms":1,"black_ms":2,"running":"red"}"#)
+                .is_err()
         );
     }
 

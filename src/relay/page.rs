@@ -27,9 +27,10 @@ use serde::Serialize;
 use super::http::RelayState;
 use crate::daemon::Daemon;
 use crate::daemon::game::GameView;
-use crate::event::{GameEvent, Orientation, Side};
+use crate::event::{GameEvent, Orientation};
 use crate::game::record::GameRecord;
 use crate::sensing::ClockReading;
+use shakmaty::Color;
 
 /// The page.
 pub const PAGE: &str = include_str!("page.html");
@@ -197,7 +198,7 @@ impl HallView {
                         fen: board.game.fen().to_string(),
                         start_fen: record.start_fen.clone(),
                         moves: page_moves(record),
-                        result: record.result.clone(),
+                        result: record.result.map(|r| r.to_string()),
                         clock: board.clock.as_ref().map(|(r, at)| page_clock(r, *at)),
                         white: pgn_tag(&pgn, "White").unwrap_or_else(|| "?".into()),
                         black: pgn_tag(&pgn, "Black").unwrap_or_else(|| "?".into()),
@@ -214,8 +215,8 @@ fn page_moves(record: &GameRecord) -> Vec<PageMove> {
         .moves
         .iter()
         .map(|m| PageMove {
-            san: m.san.clone(),
-            uci: m.uci.clone(),
+            san: m.san.to_string(),
+            uci: m.uci.to_string(),
             clock_ms: m.clock_ms,
         })
         .collect()
@@ -227,8 +228,8 @@ fn page_clock(reading: &ClockReading, at: SystemTime) -> PageClock {
         white_ms: reading.white_ms,
         black_ms: reading.black_ms,
         running: reading.running.map(|side| match side {
-            Side::White => "white",
-            Side::Black => "black",
+            Color::White => "white",
+            Color::Black => "black",
         }),
         age_ms: SystemTime::now()
             .duration_since(at)
@@ -356,7 +357,7 @@ pub async fn boards(daemon: &Daemon, relay: &RelayState) -> Vec<PageBoard> {
                 let clock = follow.clock.map(|(reading, at)| page_clock(&reading, at));
                 (
                     page_moves(&follow.record),
-                    follow.record.result.clone(),
+                    follow.record.result.map(|r| r.to_string()),
                     follow.record.start_fen.clone(),
                     clock,
                 )

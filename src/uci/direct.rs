@@ -171,16 +171,16 @@ async fn open(
     // A GUI waits for the move, not for the clock's times at the press.
     device.core_mut().send_moves_at_once();
     if let Some(fen) = &state.record.start_fen {
-        let moves: Vec<String> = state.record.moves.iter().map(|m| m.uci.clone()).collect();
+        let moves: Vec<UciMove> = state.record.moves.iter().map(|m| m.uci).collect();
         let now = device.now();
         if let Err(e) = device.core_mut().resume(now, fen, &moves) {
             tracing::warn!("the game could not be taken up again: {e}");
         }
     }
-    device.start().await.map_err(|e| LinkError {
-        unplugged: false,
-        reason: e.to_string(),
-    })?;
+    device
+        .start()
+        .await
+        .map_err(|e| named(&path, e.into_link()))?;
     Ok((device, protocol, path))
 }
 
@@ -263,10 +263,7 @@ async fn session(mut device: Device, state: &mut State, ch: &mut TaskChannels) -
             Step::Board(Ok(DeviceOutput::Sensed(_))) => {}
             Step::Board(Err(e)) => {
                 state.notice(ch, format!("the board went away ({e}); opening it again"));
-                return Ended::Lost(LinkError {
-                    unplugged: true,
-                    reason: e.to_string(),
-                });
+                return Ended::Lost(e.into_link());
             }
             Step::Action(None) => {
                 if state.shown.is_some() {

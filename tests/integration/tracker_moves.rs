@@ -5,6 +5,7 @@ use crate::tracker_common::*;
 use eboardd::event::GameEvent;
 use eboardd::time::Time;
 use eboardd::tracker::{Tracker, TrackerConfig};
+use shakmaty::uci::UciMove;
 use shakmaty::{Board, Role};
 
 #[test]
@@ -772,7 +773,10 @@ const OPERA: [&str; 29] = [
 /// A tracker that resumed the Opera game after its first `plies` plies at `at`, before
 /// the board has reported.
 fn resumed_opera(plies: usize, at: Time) -> Tracker {
-    let moves: Vec<String> = OPERA[..plies].iter().map(|m| m.to_string()).collect();
+    let moves: Vec<UciMove> = OPERA[..plies]
+        .iter()
+        .map(|m| m.parse().expect("uci"))
+        .collect();
     let mut t = Tracker::new(config());
     t.resume(
         at,

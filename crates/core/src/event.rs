@@ -11,7 +11,7 @@
 use serde::{Deserialize, Serialize};
 use shakmaty::san::{San, SanPlus};
 use shakmaty::uci::UciMove;
-use shakmaty::{KnownOutcome, Square};
+use shakmaty::{Color, KnownOutcome, Square};
 
 use crate::time::Time;
 
@@ -42,16 +42,6 @@ impl Orientation {
             Orientation::Rotated => "rotated",
         }
     }
-}
-
-/// A side of the game, as written in events.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Side {
-    /// White.
-    White,
-    /// Black.
-    Black,
 }
 
 /// Something eboardd decided about the game on a board.
@@ -198,8 +188,9 @@ pub enum GameEvent {
         white_ms: u64,
         /// Black's remaining time in milliseconds.
         black_ms: u64,
-        /// Whose clock runs, if any.
-        running: Option<Side>,
+        /// Whose clock runs, if any (`white`, `black`, or null).
+        #[serde(default, with = "text::option")]
+        running: Option<Color>,
     },
     /// The game ended.
     Result {
@@ -227,18 +218,21 @@ impl GameEvent {
 }
 
 /// Fields written as their text (`Display`) and read back from it (`FromStr`), for
-/// shakmaty's types that have no serde of their own.
-mod text {
+/// shakmaty's types that have no serde of their own (`#[serde(with = "text")]`, and
+/// `text::option`, `text::list`).
+pub mod text {
     use std::fmt::Display;
     use std::str::FromStr;
 
     use serde::de::Error;
     use serde::{Deserialize, Deserializer, Serializer};
 
+    /// Writes the value as its text.
     pub fn serialize<T: Display, S: Serializer>(value: &T, s: S) -> Result<S::Ok, S::Error> {
         s.collect_str(value)
     }
 
+    /// Reads the value from its text.
     pub fn deserialize<'de, T, D>(d: D) -> Result<T, D::Error>
     where
         T: FromStr<Err: Display>,
@@ -252,6 +246,7 @@ mod text {
     pub mod option {
         use super::*;
 
+        /// Writes the value as its text.
         pub fn serialize<T: Display, S: Serializer>(
             value: &Option<T>,
             s: S,
@@ -262,6 +257,7 @@ mod text {
             }
         }
 
+        /// Reads the value from its text.
         pub fn deserialize<'de, T, D>(d: D) -> Result<Option<T>, D::Error>
         where
             T: FromStr<Err: Display>,
@@ -279,6 +275,7 @@ mod text {
 
         use super::*;
 
+        /// Writes the value as its text.
         pub fn serialize<T: Display, S: Serializer>(value: &[T], s: S) -> Result<S::Ok, S::Error> {
             let mut seq = s.serialize_seq(Some(value.len()))?;
             for v in value {
@@ -287,6 +284,7 @@ mod text {
             seq.end()
         }
 
+        /// Reads the value from its text.
         pub fn deserialize<'de, T, D>(d: D) -> Result<Vec<T>, D::Error>
         where
             T: FromStr<Err: Display>,

@@ -17,6 +17,7 @@
 //!   [`BoardCore::poll_timeout`], and [`crate::board::Core::poll_transmit`]
 //! - getters: [`BoardCore::sensing`], [`BoardCore::laws`]
 
+use shakmaty::uci::UciMove;
 use std::collections::VecDeque;
 use std::sync::Arc;
 
@@ -381,7 +382,7 @@ impl BoardCore {
     /// The game is taken over by a fresh tracker, handed again what the board reported since
     /// its last whole report, in order: a ply under way when the game was taken over is
     /// followed as if the game had been there all along.
-    pub fn resume(&mut self, now: Time, fen: &str, moves: &[String]) -> Result<(), GameError> {
+    pub fn resume(&mut self, now: Time, fen: &str, moves: &[UciMove]) -> Result<(), GameError> {
         let Reconstructor::Tracker(t) = &mut self.reconstructor else {
             return Err(GameError::NotTracked);
         };

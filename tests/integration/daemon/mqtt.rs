@@ -464,7 +464,7 @@ async fn a_board_publishes_numbered_events_and_a_retained_state_with_the_relays_
     for e in handle.game_events().await {
         record.apply(&e);
     }
-    let journalled: Vec<String> = record.moves.iter().map(|m| m.san.clone()).collect();
+    let journalled: Vec<String> = record.moves.iter().map(|m| m.san.to_string()).collect();
     assert!(!journalled.is_empty(), "the board's game was read");
     assert_eq!(sans, journalled, "every move, in order");
     if journalled != host.truths[0] {

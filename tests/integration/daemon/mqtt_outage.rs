@@ -74,7 +74,10 @@ fn moves_heard(heard: &Heard) -> (Vec<String>, Vec<String>) {
         }
         record.apply(&m.event.event);
     }
-    (record.moves.iter().map(|m| m.san.clone()).collect(), twice)
+    (
+        record.moves.iter().map(|m| m.san.to_string()).collect(),
+        twice,
+    )
 }
 
 /// Stops the daemon with SIGTERM, as systemd does, and waits for it to end.

@@ -12,11 +12,11 @@ use std::collections::VecDeque;
 use std::sync::{Arc, Mutex};
 
 use eboardd::daemon::core::{CommandError, Core, CoreCommand, CoreFactory, GameSetup};
-use eboardd::event::{GameEvent, Orientation, Side, TimedEvent};
+use eboardd::event::{GameEvent, Orientation, TimedEvent};
 use eboardd::game::notation::play_move;
 use eboardd::time::Time;
 use shakmaty::uci::UciMove;
-use shakmaty::{CastlingMode, Chess, Position};
+use shakmaty::{CastlingMode, Chess, Color, Position};
 
 /// What the test can see of the cores the daemon made.
 #[derive(Debug, Default)]
@@ -173,8 +173,8 @@ impl ScriptCore {
             "clock" => {
                 let ms = |i: usize| rest.get(i).and_then(|s| s.parse().ok()).unwrap_or(0);
                 let running = match rest.get(2) {
-                    Some(&"white") => Some(Side::White),
-                    Some(&"black") => Some(Side::Black),
+                    Some(&"white") => Some(Color::White),
+                    Some(&"black") => Some(Color::Black),
                     _ => None,
                 };
                 self.emit(

@@ -237,7 +237,7 @@ impl Core for BoardCore {
                         "the journal holds no game start".to_string(),
                     ));
                 };
-                let moves: Vec<String> = record.moves.iter().map(|m| m.uci.clone()).collect();
+                let moves: Vec<UciMove> = record.moves.iter().map(|m| m.uci).collect();
                 self.resume(now, &fen, &moves)
                     .map_err(|e| CommandError::Rejected(e.to_string()))
             }

@@ -12,9 +12,10 @@
 //!   A turn is spent on one move at most; a move made without its own turn on the clock has
 //!   no `emt_ms`.
 
-use crate::event::{GameEvent, Side};
+use crate::event::GameEvent;
 use crate::sensing::ClockReading;
 use crate::time::Time;
+use shakmaty::Color;
 
 /// One side's turn on the clock.
 #[derive(Debug, Clone, Copy, Default)]
@@ -32,28 +33,28 @@ struct Turn {
 pub struct MoveClocks {
     last: Option<(Time, ClockReading)>,
     turns: [Turn; 2],
-    last_mover: Option<Side>,
+    last_mover: Option<Color>,
 }
 
-fn index(side: Side) -> usize {
+fn index(side: Color) -> usize {
     match side {
-        Side::White => 0,
-        Side::Black => 1,
+        Color::White => 0,
+        Color::Black => 1,
     }
 }
 
-fn time_of(reading: &ClockReading, side: Side) -> u64 {
+fn time_of(reading: &ClockReading, side: Color) -> u64 {
     match side {
-        Side::White => reading.white_ms,
-        Side::Black => reading.black_ms,
+        Color::White => reading.white_ms,
+        Color::Black => reading.black_ms,
     }
 }
 
 /// The side that made the move leading to `fen` (the other one is to move in it).
-fn mover(fen: &str) -> Option<Side> {
+fn mover(fen: &str) -> Option<Color> {
     match fen.split_whitespace().nth(1) {
-        Some("w") => Some(Side::Black),
-        Some("b") => Some(Side::White),
+        Some("w") => Some(Color::Black),
+        Some("b") => Some(Color::White),
         _ => None,
     }
 }
@@ -62,7 +63,7 @@ impl MoveClocks {
     /// Takes a clock reading made at `t`.
     pub fn observe(&mut self, t: Time, reading: ClockReading) {
         let before = self.last.and_then(|(_, r)| r.running);
-        for side in [Side::White, Side::Black] {
+        for side in [Color::White, Color::Black] {
             let turn = &mut self.turns[index(side)];
             let runs = reading.running == Some(side);
             let ran = before == Some(side);
@@ -137,7 +138,7 @@ impl MoveClocks {
 mod tests {
     use super::*;
 
-    fn reading(white_ms: u64, black_ms: u64, running: Option<Side>) -> ClockReading {
+    fn reading(white_ms: u64, black_ms: u64, running: Option<Color>) -> ClockReading {
         ClockReading {
             white_ms,
             black_ms,
@@ -175,16 +176,16 @@ mod tests {
         c.observe(Time::from_millis(0), reading(180_000, 180_000, None));
         c.observe(
             Time::from_millis(1_000),
-            reading(180_000, 180_000, Some(Side::White)),
+            reading(180_000, 180_000, Some(Color::White)),
         );
         c.observe(
             Time::from_millis(4_000),
-            reading(179_000, 180_000, Some(Side::White)),
+            reading(179_000, 180_000, Some(Color::White)),
         );
         // White presses: the increment puts White's digits up.
         c.observe(
             Time::from_millis(5_000),
-            reading(181_000, 180_000, Some(Side::Black)),
+            reading(181_000, 180_000, Some(Color::Black)),
         );
         let mut e = mv(AFTER_E4);
         c.stamp(Time::from_millis(5_000), &mut e);
@@ -196,11 +197,11 @@ mod tests {
         let mut c = MoveClocks::default();
         c.observe(
             Time::from_millis(0),
-            reading(60_000, 60_000, Some(Side::Black)),
+            reading(60_000, 60_000, Some(Color::Black)),
         );
         c.observe(
             Time::from_millis(2_000),
-            reading(60_000, 58_000, Some(Side::Black)),
+            reading(60_000, 58_000, Some(Color::Black)),
         );
         let mut e = mv(AFTER_E5);
         c.stamp(Time::from_millis(2_500), &mut e);
@@ -212,11 +213,11 @@ mod tests {
         let mut c = MoveClocks::default();
         c.observe(
             Time::from_millis(0),
-            reading(60_000, 60_000, Some(Side::White)),
+            reading(60_000, 60_000, Some(Color::White)),
         );
         c.observe(
             Time::from_millis(3_000),
-            reading(57_000, 60_000, Some(Side::Black)),
+            reading(57_000, 60_000, Some(Color::Black)),
         );
         let mut first = mv(AFTER_E4);
         c.stamp(Time::from_millis(3_000), &mut first);
@@ -232,11 +233,11 @@ mod tests {
         let mut c = MoveClocks::default();
         c.observe(
             Time::from_millis(0),
-            reading(60_000, 60_000, Some(Side::White)),
+            reading(60_000, 60_000, Some(Color::White)),
         );
         c.observe(
             Time::from_millis(3_000),
-            reading(57_000, 60_000, Some(Side::Black)),
+            reading(57_000, 60_000, Some(Color::Black)),
         );
         let mut first = mv(AFTER_E4);
         c.stamp(Time::from_millis(3_000), &mut first);
@@ -265,13 +266,13 @@ mod tests {
         let mut c = MoveClocks::default();
         c.observe(
             Time::from_millis(0),
-            reading(60_000, 60_000, Some(Side::White)),
+            reading(60_000, 60_000, Some(Color::White)),
         );
         assert!(c.awaits_press(&mv(AFTER_E4)));
         assert!(!c.awaits_press(&mv(AFTER_E5)));
         c.observe(
             Time::from_millis(1_000),
-            reading(59_000, 60_000, Some(Side::Black)),
+            reading(59_000, 60_000, Some(Color::Black)),
         );
         assert!(!c.awaits_press(&mv(AFTER_E4)));
     }

@@ -6,15 +6,19 @@
 
 use std::fmt::Write as _;
 
+use shakmaty::KnownOutcome;
+use shakmaty::san::SanPlus;
+use shakmaty::uci::UciMove;
+
 use crate::event::GameEvent;
 
 /// One move of the game.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RecordedMove {
-    /// UCI notation.
-    pub uci: String,
-    /// Standard Algebraic Notation.
-    pub san: String,
+    /// The move in UCI notation.
+    pub uci: UciMove,
+    /// The move in Standard Algebraic Notation, with its check mark.
+    pub san: SanPlus,
     /// The mover's remaining time after the move, in milliseconds, when a clock was read.
     pub clock_ms: Option<u64>,
     /// How long the move took, in milliseconds, when known.
@@ -31,7 +35,7 @@ pub struct GameRecord {
     /// The moves, in order.
     pub moves: Vec<RecordedMove>,
     /// The result, once decided.
-    pub result: Option<String>,
+    pub result: Option<KnownOutcome>,
 }
 
 /// The longest tag value written (PGN's limit for a string token); longer values are cut,
@@ -63,8 +67,8 @@ impl GameRecord {
                 let keep = (*ply as usize).saturating_sub(1);
                 self.moves.truncate(keep);
                 self.moves.push(RecordedMove {
-                    uci: uci.to_string(),
-                    san: san.to_string(),
+                    uci: *uci,
+                    san: *san,
                     clock_ms: *clock_ms,
                     emt_ms: *emt_ms,
                 });
@@ -78,7 +82,7 @@ impl GameRecord {
                 self.moves.truncate(*ply as usize);
                 self.result = None;
             }
-            GameEvent::Result { result, .. } => self.result = Some(result.to_string()),
+            GameEvent::Result { result, .. } => self.result = Some(*result),
             _ => {}
         }
     }
@@ -87,8 +91,7 @@ impl GameRecord {
     pub fn uci_lines(&self) -> String {
         let mut out = String::new();
         for m in &self.moves {
-            out.push_str(&m.uci);
-            out.push('\n');
+            let _ = writeln!(out, "{}", m.uci);
         }
         out
     }
@@ -102,7 +105,10 @@ impl GameRecord {
     /// move when there is none). Braces in the note are written as parentheses, so that the
     /// comment stays one comment.
     pub fn to_pgn_with_note(&self, tags: &[(&str, &str)], note: Option<&str>) -> String {
-        let result = self.result.as_deref().unwrap_or("*");
+        let result = self
+            .result
+            .map_or_else(|| "*".to_string(), |r| r.to_string());
+        let result = result.as_str();
         let mut out = String::new();
         for (k, v) in tags {
             let _ = writeln!(
@@ -151,7 +157,7 @@ impl GameRecord {
             } else if i == 0 {
                 push(&format!("{number}... {}", m.san), &mut out, &mut line);
             } else {
-                push(&m.san, &mut out, &mut line);
+                push(&m.san.to_string(), &mut out, &mut line);
             }
             if let Some(comment) = clock_comment(m) {
                 push(&comment, &mut out, &mut line);

@@ -1,7 +1,7 @@
 //! Clock readings from DGT clocks reported through the board.
 
-use crate::event::Side;
 use crate::protocol::dgt::{ClockSide, ClockTimes};
+use shakmaty::Color;
 
 /// A clock reading with the sides mapped to White and Black.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -11,7 +11,7 @@ pub struct ClockReading {
     /// Black's remaining time in milliseconds.
     pub black_ms: u64,
     /// Whose clock runs, if any.
-    pub running: Option<Side>,
+    pub running: Option<Color>,
 }
 
 impl ClockReading {
@@ -58,9 +58,9 @@ impl ClockState {
 
         let running = times.running_side().map(|side| {
             if (side == ClockSide::Left) == white_is_left {
-                Side::White
+                Color::White
             } else {
-                Side::Black
+                Color::Black
             }
         });
         let (white, black) = if white_is_left {

@@ -134,8 +134,8 @@ impl std::fmt::Display for Sensed {
                 reading.white_ms,
                 reading.black_ms,
                 match reading.running {
-                    Some(crate::event::Side::White) => "white",
-                    Some(crate::event::Side::Black) => "black",
+                    Some(shakmaty::Color::White) => "white",
+                    Some(shakmaty::Color::Black) => "black",
                     None => "none",
                 }
             ),

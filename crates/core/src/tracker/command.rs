@@ -24,17 +24,17 @@ impl Tracker {
     /// and the moves in UCI notation. No events are written for what was already
     /// published; the board is then explained from the position after the last move, so
     /// moves made while eboardd was away are found as usual.
-    pub fn resume(&mut self, now: Time, fen: &str, moves: &[String]) -> Result<(), TrackerError> {
+    pub fn resume(&mut self, now: Time, fen: &str, moves: &[UciMove]) -> Result<(), TrackerError> {
         let start = Start::from_fen(fen)?;
         let mut game = Game::new(start);
-        for (i, text) in moves.iter().enumerate() {
-            let mv = UciMove::from_ascii(text.as_bytes())
+        for (i, uci) in moves.iter().enumerate() {
+            let mv = uci
+                .to_move(game.position())
                 .ok()
-                .and_then(|u| u.to_move(game.position()).ok())
                 .filter(|m| game.position().is_legal(*m))
                 .ok_or_else(|| TrackerError::ResumedMove {
                     number: i + 1,
-                    text: text.clone(),
+                    uci: *uci,
                 })?;
             game.play(mv, now, Vec::new());
         }

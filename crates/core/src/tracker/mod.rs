@@ -59,6 +59,7 @@ pub mod start;
 use std::collections::VecDeque;
 use std::time::Duration;
 
+use shakmaty::uci::UciMove;
 use shakmaty::{
     Bitboard, Board, Chess, Color, KnownOutcome, Move, Position, Role, Square, attacks,
 };
@@ -204,12 +205,12 @@ pub enum TrackerError {
     #[error("start FEN: {0}")]
     StartFen(#[from] crate::game::start::FenError),
     /// A move of a game to resume is not legal where it stands.
-    #[error("move {number} ({text}) of the game to resume is not legal")]
+    #[error("move {number} ({uci}) of the game to resume is not legal")]
     ResumedMove {
         /// Which move, from 1.
         number: usize,
-        /// The move as given (UCI).
-        text: String,
+        /// The move as given.
+        uci: UciMove,
     },
 }
 
