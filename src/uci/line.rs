@@ -10,10 +10,44 @@
 
 use shakmaty::fen::Fen;
 use shakmaty::san::SanPlus;
+
+use crate::game::start::{FenError, read_fen, read_fen_chess960};
 use shakmaty::uci::UciMove;
 use shakmaty::{
     Bitboard, Board, CastlingMode, Chess, Color, EnPassantMode, Move, Position, Square,
 };
+
+/// Why a game line could not start or go on. The texts do not quote a FEN the line was
+/// given (the caller does, shortened): a GUI may send anything.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum LineError {
+    /// The start is not a FEN.
+    #[error("not a FEN ({0})")]
+    NotFen(String),
+    /// The start is a FEN but no legal position.
+    #[error("not a legal position ({0})")]
+    IllegalStart(String),
+    /// A move is not written in UCI notation.
+    #[error("{0} is not a move in UCI notation")]
+    NotUci(String),
+    /// A move is not legal where the line stands.
+    #[error("{uci} is not a legal move in {fen}")]
+    IllegalMove {
+        /// The move.
+        uci: UciMove,
+        /// The position, as a FEN.
+        fen: String,
+    },
+}
+
+impl From<FenError> for LineError {
+    fn from(e: FenError) -> LineError {
+        match e {
+            FenError::Malformed { reason, .. } => LineError::NotFen(reason),
+            FenError::Illegal { reason, .. } => LineError::IllegalStart(reason),
+        }
+    }
+}
 
 /// A position as compared between the two games.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -57,18 +91,15 @@ impl GameLine {
     /// A game starting from `fen`. With `chess960` the FEN is read with Chess960 castling;
     /// otherwise standard castling is tried first and Chess960 (`HAha`, or rooks off their
     /// standard squares) when only that explains the castling rights.
-    pub fn from_fen(fen: &str, chess960: bool) -> Result<GameLine, String> {
-        let parsed: Fen = fen.trim().parse().map_err(|e| format!("not a FEN ({e})"))?;
-        if !chess960
-            && let Ok(pos) = parsed
-                .clone()
-                .into_position::<Chess>(CastlingMode::Standard)
-        {
-            return Ok(GameLine::new(pos, CastlingMode::Standard));
-        }
-        match parsed.into_position::<Chess>(CastlingMode::Chess960) {
-            Ok(pos) => Ok(GameLine::new(pos, CastlingMode::Chess960)),
-            Err(e) => Err(format!("not a legal position ({e})")),
+    pub fn from_fen(fen: &str, chess960: bool) -> Result<GameLine, LineError> {
+        if chess960 {
+            Ok(GameLine::new(
+                read_fen_chess960(fen)?,
+                CastlingMode::Chess960,
+            ))
+        } else {
+            let (pos, mode) = read_fen(fen)?;
+            Ok(GameLine::new(pos, mode))
         }
     }
 
@@ -114,12 +145,15 @@ impl GameLine {
     }
 
     /// Plays a legal move.
-    pub fn push(&mut self, m: Move) -> Result<(), String> {
+    pub fn push(&mut self, m: Move) -> Result<(), LineError> {
         let after = self
             .current()
             .clone()
             .play(m)
-            .map_err(|_| format!("{} is not legal here", self.uci(m)))?;
+            .map_err(|_| LineError::IllegalMove {
+                uci: UciMove::from_move(m, self.mode),
+                fen: self.current_fen(),
+            })?;
         self.keys.push(key(&after));
         self.positions.push(after);
         self.moves.push(m);
@@ -127,30 +161,33 @@ impl GameLine {
     }
 
     /// Plays a move written in UCI notation (either castling notation is read).
-    pub fn push_uci(&mut self, text: &str) -> Result<Move, String> {
+    pub fn push_uci(&mut self, text: &str) -> Result<Move, LineError> {
         let m = self.parse_uci(text)?;
         self.push(m)?;
         Ok(m)
     }
 
     /// Plays a move the board made (either castling notation is read).
-    pub fn push_move(&mut self, uci: &UciMove) -> Result<Move, String> {
+    pub fn push_move(&mut self, uci: &UciMove) -> Result<Move, LineError> {
         let m = self.legal(uci)?;
         self.push(m)?;
         Ok(m)
     }
 
     /// Reads a move in UCI notation that is legal now.
-    pub fn parse_uci(&self, text: &str) -> Result<Move, String> {
+    pub fn parse_uci(&self, text: &str) -> Result<Move, LineError> {
         let uci = UciMove::from_ascii(text.as_bytes())
-            .map_err(|_| format!("{text} is not a move in UCI notation"))?;
+            .map_err(|_| LineError::NotUci(text.to_string()))?;
         self.legal(&uci)
     }
 
     /// The move `uci` names, if it is legal now.
-    fn legal(&self, uci: &UciMove) -> Result<Move, String> {
+    fn legal(&self, uci: &UciMove) -> Result<Move, LineError> {
         uci.to_move(self.current())
-            .map_err(|_| format!("{uci} is not a legal move in {}", self.current_fen()))
+            .map_err(|_| LineError::IllegalMove {
+                uci: *uci,
+                fen: self.current_fen(),
+            })
     }
 
     /// Goes back to the position after `plies` moves (nothing if the game is shorter).

@@ -36,12 +36,7 @@ pub enum FenError {
 /// ```
 pub fn read_fen(fen: &str) -> Result<(Chess, CastlingMode), FenError> {
     let fen = fen.trim();
-    let parsed: Fen =
-        fen.parse()
-            .map_err(|e: shakmaty::fen::ParseFenError| FenError::Malformed {
-                fen: fen.to_string(),
-                reason: e.to_string(),
-            })?;
+    let parsed = parse_fen(fen)?;
     match parsed
         .clone()
         .into_position::<Chess>(CastlingMode::Standard)
@@ -55,6 +50,25 @@ pub fn read_fen(fen: &str) -> Result<(Chess, CastlingMode), FenError> {
                 reason: standard.to_string(),
             }),
     }
+}
+
+/// Reads a position with Chess960's castling rules, for a game known to be Chess960.
+pub fn read_fen_chess960(fen: &str) -> Result<Chess, FenError> {
+    let fen = fen.trim();
+    parse_fen(fen)?
+        .into_position::<Chess>(CastlingMode::Chess960)
+        .map_err(|e| FenError::Illegal {
+            fen: fen.to_string(),
+            reason: e.to_string(),
+        })
+}
+
+fn parse_fen(fen: &str) -> Result<Fen, FenError> {
+    fen.parse()
+        .map_err(|e: shakmaty::fen::ParseFenError| FenError::Malformed {
+            fen: fen.to_string(),
+            reason: e.to_string(),
+        })
 }
 
 /// Which start position a placement is.

@@ -242,7 +242,7 @@ impl Parser {
             }
             "serial" => self.header.serial = Some(value.to_string()),
             "start-fen" => {
-                check_start_fen(value).map_err(|e| malformed(line_no, e))?;
+                check_start_fen(value, line_no)?;
                 self.header.start_fen = Some(value.to_string());
             }
             "laws" => self.header.laws = Some(value.to_string()),
@@ -272,18 +272,21 @@ impl Parser {
     }
 }
 
-/// Refuses a `start-fen` that is not the FEN of a legal position (standard or Chess960
-/// castling).
-fn check_start_fen(value: &str) -> Result<(), String> {
-    read_fen(value).map(|_| ()).map_err(|e| match e {
-        FenError::Malformed { reason, .. } => format!(
-            "start-fen \"{}\" is not a FEN ({reason})",
-            text::quote(value)
-        ),
-        FenError::Illegal { .. } => format!(
-            "start-fen \"{}\" is not a legal position",
-            text::quote(value)
-        ),
+/// Refuses a `start-fen` (on line `line_no`) that is not the FEN of a legal position
+/// (standard or Chess960 castling).
+fn check_start_fen(value: &str, line_no: usize) -> Result<(), TraceError> {
+    read_fen(value).map(|_| ()).map_err(|e| {
+        let why = match e {
+            FenError::Malformed { reason, .. } => format!(
+                "start-fen \"{}\" is not a FEN ({reason})",
+                text::quote(value)
+            ),
+            FenError::Illegal { .. } => format!(
+                "start-fen \"{}\" is not a legal position",
+                text::quote(value)
+            ),
+        };
+        malformed(line_no, why)
     })
 }
 

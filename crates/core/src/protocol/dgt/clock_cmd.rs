@@ -363,33 +363,64 @@ fn hms(input: &[u8]) -> Res<'_, Hms> {
         .parse(input)
 }
 
+/// What is wrong with the payload of a clock frame.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+pub(super) enum PayloadError {
+    /// The payload's length does not fit the sub-command.
+    #[error("clock sub-command 0x{sub:02x} with a payload of {len} bytes")]
+    Length {
+        /// The sub-command.
+        sub: u8,
+        /// The payload's length.
+        len: usize,
+    },
+    /// A sub-command that takes no payload came with one.
+    #[error("clock sub-command 0x{0:02x} with a payload")]
+    Unexpected(u8),
+    /// A display command's beep byte is none of 00, 01, 03.
+    #[error("clock display with beep byte 0x{0:02x}")]
+    DisplayBeep(u8),
+    /// A set-and-run command with more than 9 hours, 59 minutes or 59 seconds.
+    #[error("clock set-and-run with an impossible time")]
+    ImpossibleTime,
+    /// A set-and-run command's control byte names no running side.
+    #[error("clock set-and-run with control byte 0x{0:02x}")]
+    ControlByte(u8),
+    /// Clock text with a byte outside ASCII.
+    #[error("clock text with a byte outside ASCII")]
+    NotAscii,
+    /// Clock text with a beep length above 15.
+    #[error("clock text with beep {0} (0-15)")]
+    TextBeep(u8),
+    /// A sub-command the protocol does not have.
+    #[error("unknown clock sub-command 0x{0:02x}")]
+    Unknown(u8),
+}
+
 /// Runs a payload parser that must take the whole payload.
 fn whole<'a, T>(
     sub: u8,
     payload: &'a [u8],
     parser: impl Parser<&'a [u8], Output = T, Error = nom::error::Error<&'a [u8]>>,
-) -> Result<T, String> {
+) -> Result<T, PayloadError> {
     all_consuming(parser)
         .parse(payload)
         .map(|(_, value)| value)
-        .map_err(|_| {
-            format!(
-                "clock sub-command 0x{sub:02x} with a payload of {} bytes",
-                payload.len()
-            )
+        .map_err(|_| PayloadError::Length {
+            sub,
+            len: payload.len(),
         })
 }
 
 /// Reads the payload of a clock frame whose size, start and end markers were checked.
-/// `Err` says what is wrong with it.
-pub(super) fn decode_payload(sub: u8, payload: &[u8]) -> Result<ClockCommand, String> {
+pub(super) fn decode_payload(sub: u8, payload: &[u8]) -> Result<ClockCommand, PayloadError> {
     match sub {
         0x01 => {
             let ([c, b, a, f, e, d], icons, beep) = whole(sub, payload, (array::<6>, byte, byte))?;
             let beep = match beep {
                 0x03 => true,
                 0x00 | 0x01 => false,
-                other => return Err(format!("clock display with beep byte 0x{other:02x}")),
+                other => return Err(PayloadError::DisplayBeep(other)),
             };
             Ok(ClockCommand::Display(XlDisplay {
                 segments: [a, b, c, d, e, f],
@@ -408,9 +439,7 @@ pub(super) fn decode_payload(sub: u8, payload: &[u8]) -> Result<ClockCommand, St
                 special,
             }))
         }
-        0x03 | 0x08 | 0x09 if !payload.is_empty() => {
-            Err(format!("clock sub-command 0x{sub:02x} with a payload"))
-        }
+        0x03 | 0x08 | 0x09 if !payload.is_empty() => Err(PayloadError::Unexpected(sub)),
         0x03 => Ok(ClockCommand::End),
         0x08 => Ok(ClockCommand::Button),
         0x09 => Ok(ClockCommand::Version),
@@ -418,10 +447,9 @@ pub(super) fn decode_payload(sub: u8, payload: &[u8]) -> Result<ClockCommand, St
             let (left, right, ctl) = whole(sub, payload, (hms, hms, byte))?;
             let valid = |t: Hms| t.hours <= 9 && t.minutes <= 59 && t.seconds <= 59;
             if !valid(left) || !valid(right) {
-                return Err("clock set-and-run with an impossible time".into());
+                return Err(PayloadError::ImpossibleTime);
             }
-            let run = RunningSide::from_byte(ctl)
-                .ok_or_else(|| format!("clock set-and-run with control byte 0x{ctl:02x}"))?;
+            let run = RunningSide::from_byte(ctl).ok_or(PayloadError::ControlByte(ctl))?;
             Ok(ClockCommand::SetAndRun { left, right, run })
         }
         0x0b => Ok(ClockCommand::Beep {
@@ -437,15 +465,15 @@ pub(super) fn decode_payload(sub: u8, payload: &[u8]) -> Result<ClockCommand, St
             check_text(&text, beep)?;
             Ok(ClockCommand::RevelationAscii { text, beep })
         }
-        _ => Err(format!("unknown clock sub-command 0x{sub:02x}")),
+        _ => Err(PayloadError::Unknown(sub)),
     }
 }
 
-fn check_text(text: &[u8], beep: u8) -> Result<(), String> {
+fn check_text(text: &[u8], beep: u8) -> Result<(), PayloadError> {
     if !text.is_ascii() {
-        Err("clock text with a byte outside ASCII".into())
+        Err(PayloadError::NotAscii)
     } else if beep > 15 {
-        Err(format!("clock text with beep {beep} (0-15)"))
+        Err(PayloadError::TextBeep(beep))
     } else {
         Ok(())
     }

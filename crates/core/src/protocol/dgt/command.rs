@@ -189,8 +189,12 @@ impl LedCommand {
         })
     }
 
-    /// Reads the pattern, start and end bytes. `Err` says what is wrong.
-    pub(super) fn from_payload(pattern: u8, start: u8, end: u8) -> Result<LedCommand, String> {
+    /// Reads the pattern, start and end bytes.
+    pub(super) fn from_payload(
+        pattern: u8,
+        start: u8,
+        end: u8,
+    ) -> Result<LedCommand, LedPayloadError> {
         match (pattern, start, end) {
             (0x00, 0x40, _) => Ok(LedCommand::ClearAll),
             (0x00 | 0x01, 0..=63, 0..=63) => Ok(LedCommand::Fields {
@@ -200,11 +204,22 @@ impl LedCommand {
             }),
             (0x02, 0x01, 0x00 | 0x01) => Ok(LedCommand::AutoDim(end == 0x01)),
             (0x02, 0x02, 0x00 | 0x01) => Ok(LedCommand::AutoReverse(end == 0x01)),
-            _ => Err(format!(
-                "LED command with pattern 0x{pattern:02x}, start 0x{start:02x}, end 0x{end:02x}"
-            )),
+            _ => Err(LedPayloadError {
+                pattern,
+                start,
+                end,
+            }),
         }
     }
+}
+
+/// An LED frame whose pattern, start and end bytes mean no LED command.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[error("LED command with pattern 0x{pattern:02x}, start 0x{start:02x}, end 0x{end:02x}")]
+pub(super) struct LedPayloadError {
+    pattern: u8,
+    start: u8,
+    end: u8,
 }
 
 /// The size byte of the LED frame.

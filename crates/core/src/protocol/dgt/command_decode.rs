@@ -103,7 +103,7 @@ fn clock_frame(input: &[u8]) -> Res<'_, Command> {
     }
     match decode_payload(*sub, payload) {
         Ok(command) => Ok((rest, Command::Clock(command))),
-        Err(why) => refuse(frame_len, why),
+        Err(why) => refuse(frame_len, why.to_string()),
     }
 }
 
@@ -120,7 +120,7 @@ fn led_frame(input: &[u8]) -> Res<'_, Command> {
     }
     match LedCommand::from_payload(pattern, start, end) {
         Ok(leds) => Ok((rest, Command::Leds(leds))),
-        Err(why) => refuse(6, why),
+        Err(why) => refuse(6, why.to_string()),
     }
 }
 
