@@ -303,15 +303,11 @@ async fn session(mut device: Device, state: &mut State, ch: &mut TaskChannels) -
 /// Shows a move on the board as its core can: the LEDs of a board that has them (every
 /// Millennium board, a DGT Revelation II), the move on a DGT clock.
 async fn show(device: &mut Device, indication: &Indication) {
-    let uci = indication
-        .uci
-        .as_deref()
-        .and_then(|u| UciMove::from_ascii(u.as_bytes()).ok())
-        .unwrap_or(UciMove::Normal {
-            from: indication.from,
-            to: indication.to,
-            promotion: None,
-        });
+    let uci = indication.uci.unwrap_or(UciMove::Normal {
+        from: indication.from,
+        to: indication.to,
+        promotion: None,
+    });
     let command = CoreCommand::ShowMove {
         uci,
         san: indication.text.clone(),

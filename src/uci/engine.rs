@@ -25,6 +25,7 @@
 
 use std::collections::VecDeque;
 
+use shakmaty::uci::UciMove;
 use shakmaty::{CastlingMode, Chess, Move, Position, Square};
 
 use super::command::{Command, Go, ParseError, Start, parse_line, shorten};
@@ -50,7 +51,7 @@ pub struct Indication {
     pub text: String,
     /// The move in UCI notation when it is a move of the board's game now (for boards
     /// driven through the daemon, whose `ShowMove` takes a legal move).
-    pub uci: Option<String>,
+    pub uci: Option<UciMove>,
 }
 
 /// Something the board must do.

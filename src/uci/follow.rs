@@ -297,7 +297,10 @@ async fn session(mut link: Link, shown: &mut Option<Indication>, ch: &mut TaskCh
 
 async fn show(board: &BoardProxy<'static>, i: &Indication) -> Result<(), String> {
     match &i.uci {
-        Some(uci) => board.show_move(uci).await.map_err(|e| e.to_string()),
+        Some(uci) => board
+            .show_move(&uci.to_string())
+            .await
+            .map_err(|e| e.to_string()),
         None => {
             let squares = [i.from.to_string(), i.to.to_string()];
             let squares: Vec<&str> = squares.iter().map(String::as_str).collect();

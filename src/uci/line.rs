@@ -199,7 +199,12 @@ impl GameLine {
 
     /// A move in UCI notation as this game writes castling.
     pub fn uci(&self, m: Move) -> String {
-        UciMove::from_move(m, self.mode).to_string()
+        self.uci_move(m).to_string()
+    }
+
+    /// A move as this game writes castling.
+    pub fn uci_move(&self, m: Move) -> UciMove {
+        UciMove::from_move(m, self.mode)
     }
 
     /// Move `index` (from 0) in Standard Algebraic Notation, with check marks.

@@ -119,11 +119,7 @@ impl Engine {
         } else {
             String::new()
         };
-        let board_uci = self
-            .board
-            .as_ref()
-            .map(|b| b.uci(next))
-            .unwrap_or_else(|| uci.clone());
+        let board_uci = self.board.as_ref().unwrap_or(gui).uci_move(next);
         let (from, to) = squares_of(next);
         let indication = Indication {
             from,
