@@ -185,28 +185,28 @@ impl GameState {
     /// does not read as UCI and SAN ends the game there: what follows it has no place.
     /// A result that does not read is left out.
     pub fn events(&self) -> Vec<GameEvent> {
+        let record = self.record();
+        let whole = record.moves.len() == self.moves.len();
         let mut events = vec![GameEvent::NewGame {
-            fen: self
-                .start_fen
-                .clone()
-                .unwrap_or_else(|| STANDARD_FEN.into()),
-            chess960: self.chess960,
+            fen: record.start_fen.unwrap_or_else(|| STANDARD_FEN.into()),
+            chess960: record.chess960,
         }];
-        for (i, m) in self.moves.iter().enumerate() {
-            let (Ok(uci), Ok(san)) = (m.uci.parse(), m.san.parse()) else {
-                return events;
-            };
-            events.push(GameEvent::Move {
-                ply: u32::try_from(i + 1).unwrap_or(u32::MAX),
-                uci,
-                san,
-                fen: String::new(),
-                clock_ms: m.clock_ms,
-                emt_ms: m.emt_ms,
-                alternatives: Vec::new(),
-            });
-        }
-        if let Some(result) = self.result.as_deref().and_then(|r| r.parse().ok()) {
+        events.extend(
+            record
+                .moves
+                .into_iter()
+                .enumerate()
+                .map(|(i, m)| GameEvent::Move {
+                    ply: u32::try_from(i + 1).unwrap_or(u32::MAX),
+                    uci: m.uci,
+                    san: m.san,
+                    fen: String::new(),
+                    clock_ms: m.clock_ms,
+                    emt_ms: m.emt_ms,
+                    alternatives: Vec::new(),
+                }),
+        );
+        if whole && let Some(result) = record.result {
             events.push(GameEvent::Result {
                 result,
                 reason: String::new(),

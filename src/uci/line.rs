@@ -10,12 +10,12 @@
 
 use shakmaty::fen::Fen;
 use shakmaty::san::SanPlus;
-
-use crate::game::start::{FenError, read_fen, read_fen_chess960};
 use shakmaty::uci::UciMove;
 use shakmaty::{
     Bitboard, Board, CastlingMode, Chess, Color, EnPassantMode, Move, Position, Square,
 };
+
+use crate::game::start::{FenError, read_fen, read_fen_chess960};
 
 /// Why a game line could not start or go on. The texts do not quote a FEN the line was
 /// given (the caller does, shortened): a GUI may send anything.
@@ -151,7 +151,7 @@ impl GameLine {
             .clone()
             .play(m)
             .map_err(|_| LineError::IllegalMove {
-                uci: UciMove::from_move(m, self.mode),
+                uci: self.uci_move(m),
                 fen: self.current_fen(),
             })?;
         self.keys.push(key(&after));
