@@ -436,7 +436,10 @@ impl BoardCore {
 
     fn route(&mut self, item: &Sensed) {
         match item {
-            Sensed::Link { t, info } => self.link.link_info(*t, info.clone()),
+            Sensed::Link { t, info } => {
+                let orientation = self.sensing().orientation();
+                self.link.link_info(*t, info.clone(), orientation);
+            }
             Sensed::Skipped { t, .. } => self.link.skipped(*t),
             _ => {}
         }

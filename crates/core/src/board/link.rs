@@ -7,11 +7,13 @@
 //!
 //! LED commands go only to boards the driver knows to have LEDs (every Millennium board; a
 //! DGT board once it said it is a Revelation II). Elsewhere a shown move goes on the clock
-//! only, and setting LEDs is refused with the driver's reason.
+//! only, and setting LEDs is refused with the driver's reason. A move shown before the
+//! board said it has LEDs is lit when it does, unless the LEDs were set meanwhile.
 
 use std::collections::VecDeque;
 use std::time::Duration;
 
+use shakmaty::Square;
 use shakmaty::uci::UciMove;
 
 use crate::event::{Orientation, TimedEvent};
@@ -41,6 +43,8 @@ pub(crate) struct Link {
     /// When the LEDs were last changed, and the latest change waiting for [`LED_GAP`].
     leds_sent: Option<Time>,
     leds_due: Option<Vec<Vec<u8>>>,
+    /// A move asked to be shown before the board said it has LEDs: lit once it does.
+    shown_awaiting_leds: Option<(Square, Square)>,
     /// When the next command may go (as the driver paces its board).
     pacer: Pacer,
     /// The latest time the core was given.
@@ -60,6 +64,7 @@ impl Link {
             transmit: VecDeque::new(),
             leds_sent: None,
             leds_due: None,
+            shown_awaiting_leds: None,
             now: Time::ZERO,
             connected: false,
         }
@@ -76,11 +81,20 @@ impl Link {
         self.driver.heard(now);
     }
 
-    /// The board said something about itself or its link.
-    pub(crate) fn link_info(&mut self, t: Time, info: LinkInfo) {
+    /// The board said something about itself or its link; the board stands as
+    /// `orientation` says.
+    pub(crate) fn link_info(&mut self, t: Time, info: LinkInfo, orientation: Orientation) {
+        self.tick(t);
         let queued = self.transmit.len();
         self.driver.link_info(t, info, &mut self.transmit);
         self.drop_unless_connected(queued);
+        // A board that has just said it has LEDs shows the move it was asked to show.
+        if self.driver.has_leds()
+            && let Some((from, to)) = self.shown_awaiting_leds.take()
+        {
+            let messages = self.driver.show_move_leds(orientation, from, to);
+            self.set_leds(self.now, messages);
+        }
     }
 
     /// Drops what was queued after the first `queued` commands when no link was opened.
@@ -249,6 +263,10 @@ impl Core for BoardCore {
                     let orientation = self.orientation_now();
                     let messages = self.link.driver.show_move_leds(orientation, from, to);
                     self.link.set_leds(now, messages);
+                } else {
+                    // A DGT board says whether it is a Revelation II only after its
+                    // start-up questions: the move waits for its answer.
+                    self.link.shown_awaiting_leds = Some((from, to));
                 }
                 // The move on the clock too, when there is one.
                 let text = if san.is_empty() { uci.to_string() } else { san };
@@ -256,6 +274,7 @@ impl Core for BoardCore {
                 Ok(())
             }
             CoreCommand::SetLeds(squares) => {
+                self.link.shown_awaiting_leds = None;
                 let orientation = self.orientation_now();
                 let messages = self
                     .link

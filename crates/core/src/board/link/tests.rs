@@ -258,6 +258,62 @@ fn a_shown_move_lights_its_squares_and_goes_on_the_clock() {
 }
 
 #[test]
+fn a_move_shown_before_the_board_says_it_is_a_revelation_ii_is_lit_when_it_does() {
+    let leds = |out: Vec<Vec<u8>>| -> Vec<Vec<u8>> {
+        out.into_iter()
+            .filter(|b| b[0] == dgt::cmd::SET_LEDS && *b != auto_reverse_off())
+            .collect()
+    };
+    let g1f3 = |uci: &[u8]| CoreCommand::ShowMove {
+        uci: UciMove::from_ascii(uci).expect("uci"),
+        san: String::new(),
+    };
+    let mut core = connected_dgt();
+    sent(&mut core);
+    core.handle_command(Time::from_millis(30), g1f3(b"g1f3"))
+        .expect("shown");
+    assert!(
+        leds(sent(&mut core)).is_empty(),
+        "not known to have LEDs yet"
+    );
+    core.handle_input(Time::from_millis(50), &revelation_serial());
+    assert_eq!(
+        leds(sent(&mut core)),
+        [
+            vec![0x60, 0x04, 0x00, 0x40, 0x40, 0x00],
+            vec![0x60, 0x04, 0x01, 62, 45, 0x00]
+        ],
+        "lit once the board said it has LEDs"
+    );
+
+    // Put out before the board said so: nothing is lit when it does.
+    let mut core = connected_dgt();
+    sent(&mut core);
+    core.handle_command(Time::from_millis(30), g1f3(b"g1f3"))
+        .expect("shown");
+    let _ = core.handle_command(Time::from_millis(40), CoreCommand::SetLeds(vec![]));
+    core.handle_input(Time::from_millis(50), &revelation_serial());
+    assert!(
+        leds(sent(&mut core)).is_empty(),
+        "the shown move was put out"
+    );
+
+    // A plain board never lights it.
+    let mut core = connected_dgt();
+    sent(&mut core);
+    core.handle_command(Time::from_millis(30), g1f3(b"g1f3"))
+        .expect("shown");
+    core.handle_input(
+        Time::from_millis(50),
+        &dgt_message(&BoardMessage::LongSerialNr("3.10 10960".into())),
+    );
+    assert!(
+        leds(sent(&mut core)).is_empty(),
+        "a plain board has no LEDs"
+    );
+}
+
+#[test]
 fn leds_on_a_millennium_board_go_out_as_l_and_x_frames_and_it_has_no_clock() {
     let mut core = BoardCore::for_settings(Protocol::Millennium, &settings());
     core.handle_connected(Time::ZERO);
