@@ -4,8 +4,10 @@
 //! contract JSON lines), reads the game so far from its `Pgn` property, and carries out the
 //! engine's actions with the board's methods: `ShowMove` (a move of the game), `SetLeds`
 //! and `ClockText` (a takeback), `SetPosition`. The daemon reads the board with its own
-//! settings, so `Laws`, `TouchMove` and `SettleMs` are refused here. When the daemon goes
-//! away the task looks for it again every two seconds.
+//! settings, so `Laws`, `TouchMove` and `SettleMs` are refused here. A daemon that has not
+//! read its board yet has a game the board may already have left: the game is passed on
+//! with the daemon's first report of the board. When the daemon goes away the task looks
+//! for it again every two seconds.
 
 use std::time::Duration;
 
@@ -59,6 +61,10 @@ struct Link {
     board: BoardProxy<'static>,
     stream: MessageStream,
     path: String,
+    /// Whether the daemon had read the board (its placement) when the link was made.
+    read: bool,
+    /// The events held until the daemon's first report of the board.
+    pending: Vec<GameEvent>,
 }
 
 /// Runs the board task until the bridge closes its channel.
@@ -69,13 +75,19 @@ pub async fn run(config: FollowConfig, mut ch: TaskChannels) {
         let attempt = tokio::time::timeout(ANSWER, connect(&config)).await;
         let connected = attempt.unwrap_or_else(|_| Err("the daemon did not answer".to_string()));
         match connected {
-            Ok((link, events)) => {
+            Ok((mut link, events)) => {
                 let text = format!("following the daemon's board {}", link.path);
                 tracing::info!("{text}");
                 let _ = ch.news.send(News::Notice(text));
                 last_notice = None;
-                if ch.news.send(News::Events(events)).is_err() {
-                    return;
+                // Until the daemon has read the board, its game waits with the events after
+                // it: the board may not be where the game is.
+                if link.read {
+                    if ch.news.send(News::Events(events)).is_err() {
+                        return;
+                    }
+                } else {
+                    link.pending = events;
                 }
                 if let Some(i) = &shown
                     && let Err(e) = show(&link.board, i).await
@@ -181,22 +193,26 @@ async fn connect(config: &FollowConfig) -> Result<(Link, Vec<GameEvent>), String
         .await
         .map_err(|e| e.to_string())?;
     tracing::debug!("subscribed to {path}");
-    let events = game_so_far(&board).await;
+    let (events, read) = game_so_far(&board).await;
     Ok((
         Link {
             board,
             stream,
             path,
+            read,
+            pending: Vec::new(),
         },
         events,
     ))
 }
 
-/// The board's report and its game so far, as the events that would have told them.
-async fn game_so_far(board: &BoardProxy<'static>) -> Vec<GameEvent> {
+/// The board's report and its game so far, as the events that would have told them, and
+/// whether the daemon has read the board yet.
+async fn game_so_far(board: &BoardProxy<'static>) -> (Vec<GameEvent>, bool) {
     let mut events = Vec::new();
     let placement = board.placement().await.unwrap_or_default();
-    if !placement.is_empty() {
+    let read = !placement.is_empty();
+    if read {
         events.push(GameEvent::Board {
             placement,
             orientation: Default::default(),
@@ -237,7 +253,7 @@ async fn game_so_far(board: &BoardProxy<'static>) -> Vec<GameEvent> {
             }
         }
     }
-    events
+    (events, read)
 }
 
 /// Follows the board until the daemon goes away (false) or the bridge ends (true).
@@ -252,8 +268,14 @@ async fn session(mut link: Link, shown: &mut Option<Indication>, ch: &mut TaskCh
                 let Ok(json) = msg.body().deserialize::<String>() else { continue };
                 match serde_json::from_str::<GameEvent>(&json) {
                     Ok(event) => {
-                        if ch.news.send(News::Events(vec![event])).is_err() {
-                            return true;
+                        let read = matches!(event, GameEvent::Board { .. });
+                        link.pending.push(event);
+                        if link.read || read {
+                            link.read = true;
+                            let events = std::mem::take(&mut link.pending);
+                            if ch.news.send(News::Events(events)).is_err() {
+                                return true;
+                            }
                         }
                     }
                     Err(e) => tracing::warn!("an event the bridge cannot read: {e}: {json}"),

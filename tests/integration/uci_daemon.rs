@@ -160,9 +160,12 @@ fn the_bridge_follows_the_daemons_board_and_answers_with_its_moves() {
         l.contains("carry out the GUI's move on the board: Black e5 (e7e5)")
     });
     // The daemon shows it on the board (LEDs, clock); the hand carries out what it sees.
-    let shown = board
-        .wait_for_guidance(LIMIT)
-        .expect("the daemon shows the GUI's move on the board");
+    let shown = board.wait_for_guidance(LIMIT).unwrap_or_else(|| {
+        panic!(
+            "the daemon shows the GUI's move on the board: {:#?}",
+            gui.transcript
+        )
+    });
     assert_eq!(UciMove::from_standard(shown).to_string(), "e7e5");
     play(&mut board, "e7e5");
     gui.send("isready");
@@ -192,4 +195,76 @@ fn the_bridge_follows_the_daemons_board_and_answers_with_its_moves() {
         "the daemon's board keeps the daemon's settings: {:#?}",
         gui.transcript
     );
+}
+
+/// A daemon that has not read its board yet has a game the board may already have left:
+/// the bridge waits for the daemon's first report of the board before it calls the board
+/// level with the GUI.
+#[test]
+fn the_bridge_waits_for_the_daemon_to_read_its_board() {
+    use eboardd::sim::device::EmulatedBoard;
+    use eboardd::sim::pty::PtyBoard;
+    use eboardd::sim::timeline::{Timeline, squares_of};
+    use eboardd::time::Time;
+    use shakmaty::Position;
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicBool, Ordering};
+
+    let dir = tempfile::tempdir().expect("tempdir");
+    let address = start_bus(dir.path());
+    let squares = squares_of(Chess::default().board());
+    let emulated = EmulatedBoard::with_options(
+        Protocol::Dgt,
+        &BoardOptions {
+            clock: false,
+            ..BoardOptions::default()
+        },
+        &squares,
+        5,
+    );
+    // Open but silent: nothing answers the daemon until the board is switched on below.
+    let mut pty = PtyBoard::open(emulated, 1.0).expect("pty");
+    let _daemon = Daemon(
+        Command::new(env!("CARGO_BIN_EXE_eboardd"))
+            .args(["run", "--bus-address", &address, "--state-dir"])
+            .arg(dir.path().join("state"))
+            .args(["--device", pty.path()])
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .spawn()
+            .expect("start the daemon"),
+    );
+    let mut gui = Gui::start(&["--bus-address", &address, "--board", "0"]);
+    gui.handshake();
+    gui.heard_or_wait_for(LIMIT, |l| l.contains("following the daemon's board"));
+    gui.send("position startpos");
+    gui.send("go wtime 60000 btime 60000");
+    gui.send("isready");
+    assert_eq!(gui.expect_protocol(LIMIT), "readyok");
+    assert!(
+        gui.transcript
+            .iter()
+            .any(|l| l.contains("waiting for the board, then for White's move")),
+        "the daemon has not read the board: {:#?}",
+        gui.transcript
+    );
+    assert!(
+        !gui.transcript
+            .iter()
+            .any(|l| l.contains("level with the GUI") || l.contains("move on the board")),
+        "the board is not known to be level yet: {:#?}",
+        gui.transcript
+    );
+
+    let stop = Arc::new(AtomicBool::new(false));
+    let running = Arc::clone(&stop);
+    let board = std::thread::spawn(move || {
+        let timeline = Timeline::new(squares, Vec::new());
+        pty.run(&timeline, Time::from_millis(3_600_000), &running)
+    });
+    gui.wait_for(LIMIT, |l| l.contains("level with the GUI: White to move"));
+    gui.send("quit");
+    assert_eq!(gui.wait_exit(Duration::from_secs(3)), Some(0));
+    stop.store(true, Ordering::Relaxed);
+    board.join().expect("board thread").expect("board ran");
 }
