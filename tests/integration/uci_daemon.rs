@@ -22,6 +22,22 @@ const LIMIT: Duration = Duration::from_secs(20);
 
 struct Daemon(Child);
 
+impl Daemon {
+    /// `eboardd run` on the bus at `address`, its state in `dir`, reading `device`.
+    fn start(address: &str, dir: &std::path::Path, device: &str) -> Daemon {
+        Daemon(
+            Command::new(env!("CARGO_BIN_EXE_eboardd"))
+                .args(["run", "--bus-address", address, "--state-dir"])
+                .arg(dir.join("state"))
+                .args(["--device", device])
+                .stdin(Stdio::null())
+                .stdout(Stdio::null())
+                .spawn()
+                .expect("start the daemon"),
+        )
+    }
+}
+
 impl Drop for Daemon {
     fn drop(&mut self) {
         let _ = self.0.kill();
@@ -127,16 +143,7 @@ fn the_bridge_follows_the_daemons_board_and_answers_with_its_moves() {
     let hand = HandOptions::default().with_speed(SPEED);
     let mut board = LiveBoard::start(Protocol::Dgt, &options, &Chess::default(), 3, hand, SPEED)
         .expect("board");
-    let _daemon = Daemon(
-        Command::new(env!("CARGO_BIN_EXE_eboardd"))
-            .args(["run", "--bus-address", &address, "--state-dir"])
-            .arg(dir.path().join("state"))
-            .args(["--device", board.path()])
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .spawn()
-            .expect("start the daemon"),
-    );
+    let _daemon = Daemon::start(&address, dir.path(), board.path());
     let mut gui = Gui::start(&["--bus-address", &address]);
     let mut watch = Watch::start(&address);
     gui.handshake();
@@ -224,16 +231,7 @@ fn the_bridge_waits_for_the_daemon_to_read_its_board() {
     );
     // Open but silent: nothing answers the daemon until the board is switched on below.
     let mut pty = PtyBoard::open(emulated, 1.0).expect("pty");
-    let _daemon = Daemon(
-        Command::new(env!("CARGO_BIN_EXE_eboardd"))
-            .args(["run", "--bus-address", &address, "--state-dir"])
-            .arg(dir.path().join("state"))
-            .args(["--device", pty.path()])
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .spawn()
-            .expect("start the daemon"),
-    );
+    let _daemon = Daemon::start(&address, dir.path(), pty.path());
     let mut gui = Gui::start(&["--bus-address", &address, "--board", "0"]);
     gui.handshake();
     gui.heard_or_wait_for(LIMIT, |l| l.contains("following the daemon's board"));
