@@ -45,7 +45,14 @@ def main():
                 assert result.move.uci() == played, (result.move.uci(), played)
                 human.ping()  # isready / readyok between moves
             else:
-                result = stockfish.play(board, chess.engine.Limit(time=0.02))
+                # A Millennium board shows a move by its squares alone: a person reads
+                # the promotion piece off the GUI's screen, which the emulated hand cannot
+                # (it promotes to a queen). There the GUI keeps to queens. A node limit,
+                # not a time limit, so that a seed always plays the same game.
+                allowed = None
+                if protocol == "millennium":
+                    allowed = [m for m in board.legal_moves if m.promotion in (None, chess.QUEEN)]
+                result = stockfish.play(board, chess.engine.Limit(nodes=20000), root_moves=allowed)
                 pending = result.move.uci()
             board.push(result.move)
     finally:
