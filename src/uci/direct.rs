@@ -16,6 +16,7 @@ use shakmaty::uci::UciMove;
 
 use super::bridge::{News, TaskChannels};
 use super::engine::{Action, Indication};
+use super::line::GameLine;
 use super::options::Settings;
 use crate::daemon::core::{CommandError, CoreCommand};
 use crate::device::{Device, DeviceError, DeviceOutput};
@@ -249,14 +250,8 @@ async fn session(mut device: Device, state: &mut State, ch: &mut TaskChannels) -
         };
         match step {
             Step::Board(Ok(DeviceOutput::Event(first))) => {
-                let mut events = vec![first.event];
-                while let Some(e) = device.core_mut().poll_event() {
-                    events.push(e.event);
-                }
-                for e in &events {
-                    state.record.apply(e);
-                }
-                if ch.news.send(News::Events(events)).is_err() {
+                state.record.apply(&first.event);
+                if !forward_events(&mut device, state, ch, vec![first.event]) {
                     return Ended::Bridge;
                 }
             }
@@ -281,6 +276,24 @@ async fn session(mut device: Device, state: &mut State, ch: &mut TaskChannels) -
                     state.shown = None;
                 }
                 Action::SetPosition(fen) => {
+                    // The engine asks before it has heard of the board's game; events
+                    // may be on their way, or still in the core.
+                    if !forward_events(&mut device, state, ch, Vec::new()) {
+                        return Ended::Bridge;
+                    }
+                    if game_passed_through(&state.record, &fen) {
+                        // The board's game already went through the GUI's position (the
+                        // player moved first): starting it again would throw those moves
+                        // away. The engine finds the board level or ahead once it has the
+                        // events.
+                        state.notice(
+                            ch,
+                            "the board's game already passed through the GUI's position; \
+                             it goes on from there"
+                                .to_string(),
+                        );
+                        continue;
+                    }
                     let now = device.now();
                     if let Err(e) = device.core_mut().new_game(now, &fen) {
                         let _ = ch
@@ -298,6 +311,42 @@ async fn session(mut device: Device, state: &mut State, ch: &mut TaskChannels) -
             },
         }
     }
+}
+
+/// Hands the engine `events` (already kept in the game) and every event the core has
+/// decided besides, together (the engine weighs them together), and keeps the game they
+/// make. False when the bridge is gone.
+fn forward_events(
+    device: &mut Device,
+    state: &mut State,
+    ch: &TaskChannels,
+    mut events: Vec<GameEvent>,
+) -> bool {
+    while let Some(e) = device.core_mut().poll_event() {
+        state.record.apply(&e.event);
+        events.push(e.event);
+    }
+    events.is_empty() || ch.news.send(News::Events(events)).is_ok()
+}
+
+/// Whether the game of `record` went through the position of `fen` (its start or after
+/// any of its moves).
+fn game_passed_through(record: &GameRecord, fen: &str) -> bool {
+    let (Some(start), Ok(wanted)) = (
+        record.start_fen.as_deref(),
+        GameLine::from_fen(fen, record.chess960),
+    ) else {
+        return false;
+    };
+    let Ok(mut game) = GameLine::from_fen(start, record.chess960) else {
+        return false;
+    };
+    for m in &record.moves {
+        if game.push_move(&m.uci).is_err() {
+            break;
+        }
+    }
+    game.passed_through(&wanted)
 }
 
 /// Shows a move on the board as its core can: the LEDs of a board that has them (every

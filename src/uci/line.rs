@@ -218,6 +218,12 @@ impl GameLine {
     pub fn same_position(&self, other: &GameLine) -> bool {
         self.keys.last() == other.keys.last()
     }
+
+    /// Whether this game passed through `other`'s position now (at its start or after any
+    /// of its moves).
+    pub fn passed_through(&self, other: &GameLine) -> bool {
+        other.keys.last().is_some_and(|k| self.keys.contains(k))
+    }
 }
 
 /// Where two games meet: after `board` moves of the board's game and `gui` moves of the

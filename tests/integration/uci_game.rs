@@ -226,3 +226,91 @@ fn a_whole_game_on_a_millennium_board_playing_black() {
     assert_eq!(latencies.len(), game.moves.len() / 2);
     report("millennium, black", started, &latencies);
 }
+
+/// The engine may ask for the GUI's position before it has heard of the board's game. If
+/// the player has moved meanwhile, the board's game already went through that position: it
+/// is kept (the engine then finds the board ahead), not started again over the move.
+#[test]
+fn a_position_asked_for_after_the_players_first_move_keeps_the_boards_game() {
+    use eboardd::daemon::core::START_FEN;
+    use eboardd::event::GameEvent;
+    use eboardd::uci::Action;
+    use eboardd::uci::bridge::{News, channels};
+    use eboardd::uci::direct::{DirectConfig, run};
+    use eboardd::uci::options::Settings;
+
+    const LIMIT: Duration = Duration::from_secs(15);
+    let start = shakmaty::Chess::default();
+    let hand = HandOptions::default().with_speed(SPEED);
+    let mut board = LiveBoard::start(
+        Protocol::Dgt,
+        &BoardOptions::default(),
+        &start,
+        21,
+        hand,
+        SPEED,
+    )
+    .expect("board");
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("runtime");
+    runtime.block_on(async {
+        let (mut ours, theirs) = channels();
+        let config = DirectConfig {
+            device: Some(board.path().into()),
+            protocol: Some(Protocol::Dgt),
+        };
+        let task = tokio::spawn(run(config, theirs));
+        ours.actions
+            .send(Action::Start(Settings::default()))
+            .expect("send");
+        let mut next_events = async || loop {
+            match tokio::time::timeout(LIMIT, ours.news.recv()).await {
+                Ok(Some(News::Events(events))) => return events,
+                Ok(Some(News::Notice(_))) => {}
+                other => panic!("{other:?}"),
+            }
+        };
+        while !next_events()
+            .await
+            .iter()
+            .any(|e| matches!(e, GameEvent::NewGame { .. }))
+        {}
+        let e4 = "e2e4"
+            .parse::<UciMove>()
+            .expect("uci")
+            .to_move(&start)
+            .expect("legal");
+        board.play(e4).expect("played");
+        while !next_events()
+            .await
+            .iter()
+            .any(|e| matches!(e, GameEvent::Move { ply: 1, .. }))
+        {}
+        // The engine's request, late: the game is not started again over 1. e4.
+        ours.actions
+            .send(Action::SetPosition(START_FEN.into()))
+            .expect("send");
+        loop {
+            match tokio::time::timeout(LIMIT, ours.news.recv()).await {
+                Ok(Some(News::Notice(text))) if text.contains("already passed through") => break,
+                Ok(Some(News::Notice(_))) => {}
+                Ok(Some(News::Events(events))) => assert!(
+                    !events.iter().any(|e| matches!(
+                        e,
+                        GameEvent::NewGame { .. } | GameEvent::Mismatch { .. }
+                    )),
+                    "{events:?}"
+                ),
+                other => panic!("{other:?}"),
+            }
+        }
+        drop(ours.actions);
+        tokio::time::timeout(LIMIT, task)
+            .await
+            .expect("the task ends with the bridge")
+            .expect("task");
+    });
+    board.stop().expect("board");
+}
