@@ -92,8 +92,19 @@ impl Link {
         if self.driver.has_leds()
             && let Some((from, to)) = self.shown_awaiting_leds.take()
         {
+            self.show_move_leds(self.now, orientation, from, to);
+        }
+    }
+
+    /// Lights a move's squares on a board known to have LEDs; on any other board keeps
+    /// them until it says it has (a DGT board says whether it is a Revelation II only after
+    /// its start-up questions).
+    fn show_move_leds(&mut self, now: Time, orientation: Orientation, from: Square, to: Square) {
+        if self.driver.has_leds() {
             let messages = self.driver.show_move_leds(orientation, from, to);
-            self.set_leds(self.now, messages);
+            self.set_leds(now, messages);
+        } else {
+            self.shown_awaiting_leds = Some((from, to));
         }
     }
 
@@ -259,15 +270,8 @@ impl Core for BoardCore {
                 let UciMove::Normal { from, to, .. } = uci else {
                     return Err(CommandError::Rejected(format!("{uci} moves no piece")));
                 };
-                if self.link.driver.has_leds() {
-                    let orientation = self.orientation_now();
-                    let messages = self.link.driver.show_move_leds(orientation, from, to);
-                    self.link.set_leds(now, messages);
-                } else {
-                    // A DGT board says whether it is a Revelation II only after its
-                    // start-up questions: the move waits for its answer.
-                    self.link.shown_awaiting_leds = Some((from, to));
-                }
+                let orientation = self.orientation_now();
+                self.link.show_move_leds(now, orientation, from, to);
                 // The move on the clock too, when there is one.
                 let text = if san.is_empty() { uci.to_string() } else { san };
                 self.link.driver.show_move_on_clock(now, &text);
