@@ -61,10 +61,8 @@ struct Link {
     board: BoardProxy<'static>,
     stream: MessageStream,
     path: String,
-    /// Whether the daemon had read the board (its placement) when the link was made.
-    read: bool,
-    /// The events held until the daemon's first report of the board.
-    pending: Vec<GameEvent>,
+    /// While the daemon has not reported the board yet: the events held until it does.
+    held: Option<Vec<GameEvent>>,
 }
 
 /// Runs the board task until the bridge closes its channel.
@@ -82,12 +80,13 @@ pub async fn run(config: FollowConfig, mut ch: TaskChannels) {
                 last_notice = None;
                 // Until the daemon has read the board, its game waits with the events after
                 // it: the board may not be where the game is.
-                if link.read {
-                    if ch.news.send(News::Events(events)).is_err() {
-                        return;
+                match &mut link.held {
+                    Some(held) => *held = events,
+                    None => {
+                        if ch.news.send(News::Events(events)).is_err() {
+                            return;
+                        }
                     }
-                } else {
-                    link.pending = events;
                 }
                 if let Some(i) = &shown
                     && let Err(e) = show(&link.board, i).await
@@ -199,8 +198,7 @@ async fn connect(config: &FollowConfig) -> Result<(Link, Vec<GameEvent>), String
             board,
             stream,
             path,
-            read,
-            pending: Vec::new(),
+            held: (!read).then(Vec::new),
         },
         events,
     ))
@@ -267,17 +265,16 @@ async fn session(mut link: Link, shown: &mut Option<Indication>, ch: &mut TaskCh
                 };
                 let Ok(json) = msg.body().deserialize::<String>() else { continue };
                 match serde_json::from_str::<GameEvent>(&json) {
-                    Ok(event) => {
-                        let read = matches!(event, GameEvent::Board { .. });
-                        link.pending.push(event);
-                        if link.read || read {
-                            link.read = true;
-                            let events = std::mem::take(&mut link.pending);
+                    Ok(event) => match &mut link.held {
+                        Some(held) if !matches!(event, GameEvent::Board { .. }) => held.push(event),
+                        held => {
+                            let mut events = held.take().unwrap_or_default();
+                            events.push(event);
                             if ch.news.send(News::Events(events)).is_err() {
                                 return true;
                             }
                         }
-                    }
+                    },
                     Err(e) => tracing::warn!("an event the bridge cannot read: {e}: {json}"),
                 }
             }
