@@ -196,9 +196,7 @@ fn the_bridge_follows_the_daemons_board_and_answers_with_its_moves() {
         "one line per confirmed move"
     );
     assert!(
-        gui.transcript
-            .iter()
-            .any(|l| l.contains("the settings did not apply")),
+        gui.heard(|l| l.contains("the settings did not apply")),
         "the daemon's board keeps the daemon's settings: {:#?}",
         gui.transcript
     );
@@ -240,16 +238,12 @@ fn the_bridge_waits_for_the_daemon_to_read_its_board() {
     gui.send("isready");
     assert_eq!(gui.expect_protocol(LIMIT), "readyok");
     assert!(
-        gui.transcript
-            .iter()
-            .any(|l| l.contains("waiting for the board, then for White's move")),
+        gui.heard(|l| l.contains("waiting for the board, then for White's move")),
         "the daemon has not read the board: {:#?}",
         gui.transcript
     );
     assert!(
-        !gui.transcript
-            .iter()
-            .any(|l| l.contains("level with the GUI") || l.contains("move on the board")),
+        !gui.heard(|l| l.contains("level with the GUI") || l.contains("move on the board")),
         "the board is not known to be level yet: {:#?}",
         gui.transcript
     );

@@ -112,6 +112,11 @@ impl Gui {
         }
     }
 
+    /// Whether a line for which `wanted` holds was heard already.
+    pub fn heard(&self, wanted: impl Fn(&str) -> bool) -> bool {
+        self.transcript.iter().any(|l| wanted(l))
+    }
+
     /// The first line, already heard or arriving within `limit`, for which `wanted` holds;
     /// panics on none. For `info string`s, which may come before a `readyok` that
     /// [`Gui::expect_protocol`] skipped them to reach.
